@@ -1,0 +1,247 @@
+"""``a2a-codegen``: the generator as a build step, a CI check and a route listing.
+
+A thin shell over ``codegen.plugin.generate``: it turns the user's inputs into the request
+protoc would send, runs the plugin in-process and writes (or compares, or prints) what it
+returns. Exit status: 0 ok, 1 a failed check or generation error, 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from google.protobuf.compiler import plugin_pb2
+
+from codegen import __version__
+from codegen.inputs import (
+    DEFAULT_MODULE,
+    InputError,
+    request_from_descriptor_set,
+    request_from_module,
+    request_from_protos,
+)
+from codegen.model import BindingFile, GenerationError, build_files
+from codegen.options import OptionError, Options
+from codegen.plugin import generate as run_plugin
+from codegen.writer import read_packages, write_packages
+
+__all__ = ["main"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class CliError(click.ClickException):
+    """A failure to report in one line on stderr with exit status 1."""
+
+    exit_code = 1
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"a2a-codegen: {self.format_message()}", err=True)
+
+
+def _input_options(func: F) -> F:
+    """The options every command shares to name its input."""
+    decorators = [
+        click.argument("protos", nargs=-1, type=click.Path(dir_okay=False)),
+        click.option("-I", "--include", "includes", multiple=True, type=click.Path(file_okay=False),
+                     help="Import path for protoc (the google/* protos are added for you)."),
+        click.option("--descriptor-set", type=click.Path(dir_okay=False),
+                     help="A FileDescriptorSet (protoc -o / buf build -o) with its imports."),
+        click.option("--from-module", metavar="MODULE",
+                     help="A compiled _pb2 module, e.g. a2a.types.a2a_pb2."),
+        click.option("--module", metavar="NAME", help="Name of the generated package (plugin option module=)."),
+        click.option("--opt", "opts", multiple=True, metavar="KEY=VALUE",
+                     help="A plugin option, as in --a2a_opt (repeatable)."),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def _request(
+    protos: tuple[str, ...],
+    includes: tuple[str, ...],
+    descriptor_set: str | None,
+    from_module: str | None,
+    module: str | None,
+    opts: tuple[str, ...],
+    *,
+    quiet: bool = False,
+) -> plugin_pb2.CodeGeneratorRequest:
+    sources = sum(bool(x) for x in (protos, descriptor_set, from_module))
+    if sources > 1:
+        raise click.UsageError("give proto files, --descriptor-set or --from-module, not several")
+    parameter_items = list(opts) + ([f"module={module}"] if module else [])
+    parameter = ",".join(parameter_items)
+    try:
+        Options.parse(parameter)
+    except OptionError as exc:
+        raise click.UsageError(str(exc)) from exc
+    try:
+        if protos:
+            return request_from_protos(protos, includes, parameter)
+        if descriptor_set:
+            return request_from_descriptor_set(descriptor_set, (), parameter)
+        if not from_module and not quiet:
+            click.echo(f"a2a-codegen: no input given; using the embedded default ({DEFAULT_MODULE} from a2a-sdk)", err=True)
+        return request_from_module(from_module or DEFAULT_MODULE, parameter)
+    except InputError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _generated_files(request: plugin_pb2.CodeGeneratorRequest) -> dict[str, str]:
+    response = run_plugin(request, lambda message: click.echo(f"a2a-codegen: {message}", err=True))
+    if response.error:
+        raise CliError(response.error)
+    if not response.file:
+        raise CliError("nothing to generate: no service with google.api.http rules")
+    return {f.name: f.content for f in response.file}
+
+
+def _model(request: plugin_pb2.CodeGeneratorRequest) -> list[BindingFile]:
+    try:
+        return list(build_files(request, Options.parse(request.parameter)).files)
+    except GenerationError as exc:
+        raise CliError(str(exc)) from exc
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="a2a-codegen")
+def main() -> None:
+    """Generate typed HTTP+JSON and JSON-RPC binding tables from google.api.http rules."""
+
+
+@main.command()
+@_input_options
+@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Output folder; each generated package inside it is replaced atomically.")
+@click.option("--print-routes", is_flag=True, help="Print the route table that was written.")
+def generate(out_dir: str, print_routes: bool, **inputs: Any) -> None:
+    """Generate the binding package(s), exactly as `protoc --a2a_out` would.
+
+    \b
+    Examples:
+      a2a-codegen generate -o generated                      # embedded A2A default
+      a2a-codegen generate a2a.proto -I proto -o src/vendor --module a2a_binding
+      a2a-codegen generate --descriptor-set a2a.pb -o out
+    """
+    request = _request(**inputs)
+    files = _generated_files(request)
+    for folder in write_packages(Path(out_dir), files):
+        click.echo(f"a2a-codegen: wrote {folder}", err=True)
+    if print_routes:
+        for binding_file in _model(request):
+            click.echo(format_routes(binding_file, "text"))
+
+
+@main.command()
+@_input_options
+@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="The folder holding the committed output to compare with.")
+def check(out_dir: str, **inputs: Any) -> None:
+    """Exit 1 with a diff when OUT is not what `generate` would write; never writes.
+
+    \b
+    Example (in CI):
+      a2a-codegen check a2a.proto -I proto -o src/vendor --module a2a_binding
+    """
+    files = _generated_files(_request(**inputs, quiet=True))
+    packages = {name.partition("/")[0] for name in files}
+    on_disk = read_packages(Path(out_dir), packages)
+    if on_disk == files:
+        click.echo(f"a2a-codegen: {out_dir} is up to date", err=True)
+        return
+    for name in sorted(set(on_disk) | set(files)):
+        old, new = on_disk.get(name), files.get(name)
+        if old == new:
+            continue
+        diff = difflib.unified_diff(
+            (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
+            fromfile=f"{out_dir}/{name}" if old is not None else "/dev/null",
+            tofile=f"{out_dir}/{name} (generated)" if new is not None else "/dev/null",
+        )
+        sys.stdout.writelines(diff)
+    raise CliError(f"{out_dir} is stale: run a2a-codegen generate with the same inputs")
+
+
+@main.command()
+@_input_options
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
+              show_default=True)
+def routes(fmt: str, **inputs: Any) -> None:
+    """Print the route table and the overlapping routes.
+
+    \b
+    Example:
+      a2a-codegen routes a2a.proto -I proto --format markdown
+    """
+    for binding_file in _model(_request(**inputs, quiet=True)):
+        click.echo(format_routes(binding_file, fmt))
+
+
+def _route_rows(binding_file: BindingFile) -> list[dict[str, Any]]:
+    rows = []
+    for method, binding in binding_file.routes:
+        query = [] if binding.body == "*" else [
+            f.json_name for f in method.query_fields
+            if f.json_name not in binding.path_json_names and f.json_name != binding.body
+        ]
+        rows.append({
+            "verb": binding.verb,
+            "path": binding.template.source,
+            "rpc": method.name,
+            "path_fields": list(binding.path_json_names),
+            "query_fields": query,
+            "body": binding.body,
+            "server_streaming": method.server_streaming,
+            "tenant": binding.tenant,
+            "alias": binding.alias,
+        })
+    return rows
+
+
+def format_routes(binding_file: BindingFile, fmt: str) -> str:
+    """The route table as text, json or markdown, followed by the overlaps."""
+    rows = _route_rows(binding_file)
+    overlaps = [
+        {"first": f"{o.first[1].verb} {o.first[1].template.source}",
+         "second": f"{o.second[1].verb} {o.second[1].template.source}",
+         "example": o.example}
+        for o in binding_file.overlaps
+    ]
+    if fmt == "json":
+        return json.dumps({"file": binding_file.proto_file, "module": binding_file.module,
+                           "routes": rows, "overlaps": overlaps}, indent=2)
+    headers = ["verb", "path", "rpc", "path fields", "query", "body", "stream", "tenant", "alias"]
+    table = [
+        [r["verb"], r["path"], r["rpc"], ", ".join(r["path_fields"]) or "-",
+         ", ".join(r["query_fields"]) or "-", r["body"] or "-",
+         "server" if r["server_streaming"] else "-", "yes" if r["tenant"] else "-",
+         "yes" if r["alias"] else "-"]
+        for r in rows
+    ]
+    lines: list[str] = []
+    if fmt == "markdown":
+        lines.append(f"### {binding_file.module} ({binding_file.proto_file})\n")
+        lines.append("| " + " | ".join(headers) + " |")
+        lines.append("|" + "---|" * len(headers))
+        lines += ["| " + " | ".join(f"`{c}`" if i == 1 else c for i, c in enumerate(row)) + " |" for row in table]
+        if overlaps:
+            lines.append("\nOverlapping routes (the more specific template wins):\n")
+            lines += [f"- `{o['first']}` and `{o['second']}`: e.g. `{o['example']}`" for o in overlaps]
+        return "\n".join(lines)
+    widths = [max(len(str(row[i])) for row in [headers] + table) for i in range(len(headers))]
+    lines.append(f"{binding_file.module} ({binding_file.proto_file}): {len(rows)} routes")
+    for row in [headers] + table:
+        lines.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+    if overlaps:
+        lines.append("overlapping routes (the more specific template wins):")
+        lines += [f"  {o['first']}  and  {o['second']}  e.g. {o['example']}" for o in overlaps]
+    return "\n".join(lines)
+
+

@@ -1,0 +1,979 @@
+"""Descriptors in, validated plain dataclasses out.
+
+This is the only module that reads protobuf descriptors. Everything downstream (templates,
+the CLI's route listing and diff) sees the frozen dataclasses defined here. Every error
+carries the proto source location, taken from ``SourceCodeInfo`` where the input has it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from google.api import annotations_pb2, http_pb2
+from google.protobuf import descriptor_pb2
+from google.protobuf.compiler import plugin_pb2
+
+from codegen import __version__
+from codegen.http_rule import PathTemplate, TemplateError, overlap_example, parse_template
+from codegen.options import Options
+
+__all__ = [
+    "SourceLocation",
+    "Diagnostic",
+    "GenerationError",
+    "Field",
+    "EnumValue",
+    "Enum",
+    "Message",
+    "PathField",
+    "Binding",
+    "Method",
+    "Service",
+    "Overlap",
+    "BindingFile",
+    "Generation",
+    "build_files",
+    "descriptor_sha256",
+    "iter_routes",
+    "WELL_KNOWN_TYPES",
+]
+
+# Field numbers used to walk SourceCodeInfo paths (descriptor.proto, http.proto).
+_FILE_MESSAGE, _FILE_ENUM, _FILE_SERVICE = 4, 5, 6
+_MESSAGE_FIELD, _MESSAGE_NESTED, _MESSAGE_ENUM = 2, 3, 4
+_ENUM_VALUE = 2
+_SERVICE_METHOD = 2
+_METHOD_OPTIONS = 4
+_HTTP_VERB_FIELDS = {"get": 2, "put": 3, "post": 4, "delete": 5, "patch": 6, "custom": 8}
+_HTTP_BODY, _HTTP_ADDITIONAL, _HTTP_RESPONSE_BODY = 7, 11, 12
+
+_FDP = descriptor_pb2.FieldDescriptorProto
+_KIND_NAMES = {
+    _FDP.TYPE_DOUBLE: "double",
+    _FDP.TYPE_FLOAT: "float",
+    _FDP.TYPE_INT64: "int64",
+    _FDP.TYPE_UINT64: "uint64",
+    _FDP.TYPE_INT32: "int32",
+    _FDP.TYPE_FIXED64: "fixed64",
+    _FDP.TYPE_FIXED32: "fixed32",
+    _FDP.TYPE_BOOL: "bool",
+    _FDP.TYPE_STRING: "string",
+    _FDP.TYPE_GROUP: "message",
+    _FDP.TYPE_MESSAGE: "message",
+    _FDP.TYPE_BYTES: "bytes",
+    _FDP.TYPE_UINT32: "uint32",
+    _FDP.TYPE_ENUM: "enum",
+    _FDP.TYPE_SFIXED32: "sfixed32",
+    _FDP.TYPE_SFIXED64: "sfixed64",
+    _FDP.TYPE_SINT32: "sint32",
+    _FDP.TYPE_SINT64: "sint64",
+}
+
+# ProtoJSON gives these messages a JSON form of their own instead of an object of fields.
+WELL_KNOWN_TYPES = frozenset(
+    {
+        "google.protobuf.Any",
+        "google.protobuf.Duration",
+        "google.protobuf.Empty",
+        "google.protobuf.FieldMask",
+        "google.protobuf.ListValue",
+        "google.protobuf.Struct",
+        "google.protobuf.Timestamp",
+        "google.protobuf.Value",
+        "google.protobuf.BoolValue",
+        "google.protobuf.BytesValue",
+        "google.protobuf.DoubleValue",
+        "google.protobuf.FloatValue",
+        "google.protobuf.Int32Value",
+        "google.protobuf.Int64Value",
+        "google.protobuf.StringValue",
+        "google.protobuf.UInt32Value",
+        "google.protobuf.UInt64Value",
+    }
+)
+
+
+@dataclass(frozen=True, order=True)
+class SourceLocation:
+    """Where something is written: 1-based line and column, 0 when the input has no
+    source info (a descriptor compiled into a module, say)."""
+
+    file: str
+    line: int = 0
+    column: int = 0
+
+    def __str__(self) -> str:
+        if self.line:
+            return f"{self.file}:{self.line}:{self.column}"
+        return self.file
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem in the input, rendered as ``file:line:col: rpc Name: message``."""
+
+    location: SourceLocation
+    message: str
+    rpc: str | None = None
+
+    def __str__(self) -> str:
+        where = f"rpc {self.rpc}: " if self.rpc else ""
+        return f"{self.location}: {where}{self.message}"
+
+
+class GenerationError(Exception):
+    """The input cannot be generated; holds every diagnostic found."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
+        super().__init__("\n".join(str(d) for d in diagnostics))
+        self.diagnostics = tuple(diagnostics)
+
+
+@dataclass(frozen=True)
+class Field:
+    """A message field with its ProtoJSON facts."""
+
+    name: str
+    json_name: str
+    number: int
+    kind: str  # "string", "int64", "enum", "message", ... (descriptor.proto type names)
+    type_name: str  # full name of the message or enum type, "" for scalars
+    repeated: bool
+    optional: bool  # explicit presence (proto3 `optional`)
+    oneof: str | None
+    map_key_kind: str | None = None  # set for map fields
+    map_value: Field | None = None  # the value field of a map entry
+    comment: str = ""
+
+    @property
+    def is_map(self) -> bool:
+        """True for ``map<K, V>`` fields."""
+        return self.map_value is not None
+
+    @property
+    def is_message(self) -> bool:
+        """True for singular or repeated message fields (not maps)."""
+        return self.kind == "message" and not self.is_map
+
+
+@dataclass(frozen=True)
+class EnumValue:
+    """One value of an enum."""
+
+    name: str
+    number: int
+
+
+@dataclass(frozen=True)
+class Enum:
+    """An enum type; ProtoJSON writes its values by name."""
+
+    full_name: str
+    name: str
+    values: tuple[EnumValue, ...]
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message type with its fields in declaration order."""
+
+    full_name: str
+    name: str
+    fields: tuple[Field, ...]
+    comment: str = ""
+
+    @property
+    def well_known(self) -> bool:
+        """True for the google.protobuf types with a JSON form of their own."""
+        return self.full_name in WELL_KNOWN_TYPES
+
+    def field(self, name: str) -> Field | None:
+        """The field with this proto name or json name, if any."""
+        for candidate in self.fields:
+            if name in (candidate.name, candidate.json_name):
+                return candidate
+        return None
+
+
+@dataclass(frozen=True)
+class PathField:
+    """A request field bound by a path variable, possibly through nested messages."""
+
+    proto_path: tuple[str, ...]
+    json_path: tuple[str, ...]
+    field: Field
+    single_segment: bool  # `{x}` / `{x=*}`: fully percent-encoded, fully decoded
+
+    @property
+    def json_name(self) -> str:
+        """Dotted json path, e.g. ``config.taskId``."""
+        return ".".join(self.json_path)
+
+    @property
+    def proto_name(self) -> str:
+        """Dotted proto path, e.g. ``config.task_id``."""
+        return ".".join(self.proto_path)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One HTTP route of an rpc: the main rule, an additional binding, a synthesised
+    tenant variant, or a generated verb alias."""
+
+    verb: str
+    template: PathTemplate
+    path_fields: tuple[PathField, ...]
+    body: str | None  # "*", the json name of the body field, or None
+    response_body: str | None  # json name of the response field sent as body
+    tenant: bool
+    alias: bool
+    location: SourceLocation
+    plain_template: str | None = None  # for a tenant variant: the template it prefixes
+
+    @property
+    def pieces(self) -> tuple[str | PathField, ...]:
+        """Raw template text and path fields in order, for building a path."""
+        by_name = {pf.proto_name: pf for pf in self.path_fields}
+        return tuple(
+            piece if isinstance(piece, str) else by_name[piece.name]
+            for piece in self.template.pieces
+        )
+
+    @property
+    def captures(self) -> tuple[tuple[PathField, int, int | None], ...]:
+        """Each path field with the span of flattened segments it captures."""
+        by_name = {v.name: v for v in self.template.variables}
+        return tuple(
+            (pf, by_name[pf.proto_name].start, by_name[pf.proto_name].end)
+            for pf in self.path_fields
+        )
+
+    @property
+    def path_json_names(self) -> tuple[str, ...]:
+        """Json names of the path-bound fields, in template order."""
+        return tuple(path_field.json_name for path_field in self.path_fields)
+
+
+@dataclass(frozen=True)
+class Method:
+    """An rpc with its HTTP bindings."""
+
+    name: str
+    service: str
+    request: Message
+    response: Message
+    client_streaming: bool
+    server_streaming: bool
+    bindings: tuple[Binding, ...]
+    location: SourceLocation
+    comment: str = ""
+
+    @property
+    def client_binding(self) -> Binding:
+        """The plain route a client sends: a generated alias when there is one (A2A sends
+        POST to ``:subscribe``), otherwise the main rule."""
+        plain = [b for b in self.bindings if not b.tenant]
+        for binding in plain:
+            if binding.alias:
+                return binding
+        return plain[0] if plain else self.bindings[0]
+
+    @property
+    def tenant_client_binding(self) -> Binding | None:
+        """The tenant variant of ``client_binding``, if the rpc has one."""
+        main = self.client_binding
+        for binding in self.bindings:
+            if (
+                binding.tenant
+                and binding.verb == main.verb
+                and binding.plain_template == main.template.source
+            ):
+                return binding
+        return None
+
+    @property
+    def query_fields(self) -> tuple[Field, ...]:
+        """Request fields that may travel in the query string: not bound by the path of
+        every route, not the body field; empty when every route takes the whole body."""
+        if all(binding.body == "*" for binding in self.bindings):
+            return ()
+        always_bound = set.intersection(
+            *({pf.proto_path[0] for pf in b.path_fields} for b in self.bindings)
+        )
+        body_fields = {b.body for b in self.bindings if b.body not in (None, "*")}
+        return tuple(
+            f
+            for f in self.request.fields
+            if f.name not in always_bound and f.json_name not in body_fields
+        )
+
+
+@dataclass(frozen=True)
+class Service:
+    """A service that has at least one rpc with an http rule."""
+
+    full_name: str
+    name: str
+    methods: tuple[Method, ...]
+    a2a: bool
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Two routes of one verb that some path matches both of; ``winner`` is the one
+    ``match`` picks for ``example``."""
+
+    first: tuple[Method, Binding]
+    second: tuple[Method, Binding]
+    example: str
+
+    @property
+    def diagnostic(self) -> Diagnostic:
+        """The overlap as a diagnostic at the later of the two routes."""
+        (m1, b1), (m2, b2) = self.first, self.second
+        message = (
+            f"{b2.verb} {b2.template.source} overlaps {b1.verb} {b1.template.source} "
+            f"(rpc {m1.name}): {b1.verb} {self.example} matches both"
+        )
+        return Diagnostic(b2.location, message, m2.name)
+
+    def __str__(self) -> str:
+        return str(self.diagnostic)
+
+
+@dataclass(frozen=True)
+class BindingFile:
+    """Everything generated for one proto file: one output package."""
+
+    proto_file: str
+    proto_package: str
+    module: str
+    services: tuple[Service, ...]
+    messages: tuple[Message, ...]  # reachable from the services, sorted by full name
+    enums: tuple[Enum, ...]  # reachable from the services, sorted by full name
+    descriptor_sha256: str
+    generator_version: str
+    tenant_field: str  # json name of the request field the tenant routes bind
+    overlaps: tuple[Overlap, ...] = ()
+
+    @property
+    def methods(self) -> tuple[Method, ...]:
+        """Every rpc of every service, in declaration order."""
+        return tuple(m for s in self.services for m in s.methods)
+
+    @property
+    def a2a(self) -> bool:
+        """True when any service gets the A2A extras."""
+        return any(service.a2a for service in self.services)
+
+    @property
+    def routes(self) -> tuple[tuple[Method, Binding], ...]:
+        """Every (rpc, route) pair, in table order: rpcs as declared, each rpc's bindings
+        as written, a generated alias right after the route it aliases."""
+        return tuple((m, b) for m in self.methods for b in m.bindings)
+
+    def route_index(self, binding: Binding) -> int:
+        """Position of ``binding`` in ``routes``."""
+        for i, (_, candidate) in enumerate(self.routes):
+            if candidate is binding:
+                return i
+        raise KeyError(binding.template.source)
+
+    def tenant_twin(self, method: Method, binding: Binding) -> Binding | None:
+        """For a plain route, its ``/{tenant}`` variant (same rpc, verb and alias flag)."""
+        for candidate in method.bindings:
+            if (
+                candidate.tenant
+                and candidate.verb == binding.verb
+                and candidate.plain_template == binding.template.source
+            ):
+                return candidate
+        return None
+
+    @property
+    def custom_verbs(self) -> tuple[str, ...]:
+        """Every custom verb some route has, sorted."""
+        return tuple(sorted({b.template.verb for _, b in self.routes if b.template.verb}))
+
+    @property
+    def has_tenant_routes(self) -> bool:
+        """True when some route is a ``/{tenant}`` variant."""
+        return any(b.tenant for _, b in self.routes)
+
+    @property
+    def has_multi_segment_variables(self) -> bool:
+        """True when some path variable spans several segments (``{name=tasks/*}``)."""
+        return any(not pf.single_segment for _, b in self.routes for pf in b.path_fields)
+
+    @property
+    def has_deep_wildcards(self) -> bool:
+        """True when some template ends with ``**``."""
+        return any(b.template.has_deep_wildcard for _, b in self.routes)
+
+    @property
+    def has_nested_path_fields(self) -> bool:
+        """True when some path variable names a field inside a nested message."""
+        return any(len(pf.json_path) > 1 for _, b in self.routes for pf in b.path_fields)
+
+    def message(self, full_name: str) -> Message:
+        """The reachable message with this full name."""
+        for message in self.messages:
+            if message.full_name == full_name:
+                return message
+        raise KeyError(full_name)
+
+    def enum(self, full_name: str) -> Enum:
+        """The reachable enum with this full name."""
+        for enum in self.enums:
+            if enum.full_name == full_name:
+                return enum
+        raise KeyError(full_name)
+
+
+def descriptor_sha256(file: descriptor_pb2.FileDescriptorProto) -> str:
+    """sha256 of the file's descriptor without source info: comments do not change it."""
+    stripped = descriptor_pb2.FileDescriptorProto()
+    stripped.CopyFrom(file)
+    stripped.ClearField("source_code_info")
+    return hashlib.sha256(stripped.SerializeToString(deterministic=True)).hexdigest()
+
+
+class _SourceInfo:
+    """Locations and comments of one file, by SourceCodeInfo path."""
+
+    def __init__(self, file: descriptor_pb2.FileDescriptorProto) -> None:
+        self.file = file.name
+        self.spans: dict[tuple[int, ...], tuple[int, int]] = {}
+        self.comments: dict[tuple[int, ...], str] = {}
+        for location in file.source_code_info.location:
+            path = tuple(location.path)
+            if path not in self.spans and location.span:
+                self.spans[path] = (location.span[0] + 1, location.span[1] + 1)
+            if location.leading_comments and path not in self.comments:
+                self.comments[path] = _clean_comment(location.leading_comments)
+
+    def location(self, path: Sequence[int]) -> SourceLocation:
+        """The most specific recorded location on ``path`` (protoc records no location
+        for some option sub-fields)."""
+        for end in range(len(path), -1, -1):
+            span = self.spans.get(tuple(path[:end]))
+            if span is not None:
+                return SourceLocation(self.file, *span)
+        return SourceLocation(self.file)
+
+    def comment(self, path: Sequence[int]) -> str:
+        return self.comments.get(tuple(path), "")
+
+
+def _clean_comment(text: str) -> str:
+    lines = [line[1:] if line.startswith(" ") else line for line in text.splitlines()]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(line.rstrip() for line in lines)
+
+
+class _Index:
+    """Every message and enum of every file in the request, by full name."""
+
+    def __init__(self, files: Iterable[descriptor_pb2.FileDescriptorProto]) -> None:
+        self.messages: dict[str, tuple[descriptor_pb2.DescriptorProto, _SourceInfo, tuple[int, ...]]] = {}
+        self.syntax: dict[str, str] = {}
+        self.enums: dict[str, tuple[descriptor_pb2.EnumDescriptorProto, _SourceInfo, tuple[int, ...]]] = {}
+        self.files: dict[str, descriptor_pb2.FileDescriptorProto] = {}
+        for file in files:
+            self.files[file.name] = file
+            info = _SourceInfo(file)
+            prefix = file.package + "." if file.package else ""
+            for i, message in enumerate(file.message_type):
+                self._add_message(prefix, message, info, (_FILE_MESSAGE, i))
+            for i, enum in enumerate(file.enum_type):
+                self.enums[prefix + enum.name] = (enum, info, (_FILE_ENUM, i))
+        self._built: dict[str, Message] = {}
+
+    def _add_message(
+        self,
+        prefix: str,
+        message: descriptor_pb2.DescriptorProto,
+        info: _SourceInfo,
+        path: tuple[int, ...],
+    ) -> None:
+        full_name = prefix + message.name
+        self.messages[full_name] = (message, info, path)
+        self.syntax[full_name] = self.files[info.file].syntax or "proto2"
+        for i, nested in enumerate(message.nested_type):
+            self._add_message(full_name + ".", nested, info, path + (_MESSAGE_NESTED, i))
+        for i, enum in enumerate(message.enum_type):
+            self.enums[full_name + "." + enum.name] = (enum, info, path + (_MESSAGE_ENUM, i))
+
+    def message(self, full_name: str) -> Message:
+        built = self._built.get(full_name)
+        if built is None:
+            descriptor, info, path = self.messages[full_name]
+            syntax = self.syntax[full_name]
+            fields = tuple(
+                self._field(descriptor, f, syntax, info.comment(path + (_MESSAGE_FIELD, i)))
+                for i, f in enumerate(descriptor.field)
+            )
+            built = Message(full_name, descriptor.name, fields, info.comment(path))
+            self._built[full_name] = built
+        return built
+
+    def enum(self, full_name: str) -> Enum:
+        descriptor, info, path = self.enums[full_name]
+        values = tuple(EnumValue(v.name, v.number) for v in descriptor.value)
+        return Enum(full_name, descriptor.name, values, info.comment(path))
+
+    def _field(
+        self,
+        message: descriptor_pb2.DescriptorProto,
+        descriptor: descriptor_pb2.FieldDescriptorProto,
+        syntax: str,
+        comment: str,
+    ) -> Field:
+        kind = _KIND_NAMES[descriptor.type]
+        type_name = descriptor.type_name.lstrip(".")
+        repeated = descriptor.label == _FDP.LABEL_REPEATED
+        oneof: str | None = None
+        if descriptor.HasField("oneof_index") and not descriptor.proto3_optional:
+            oneof = message.oneof_decl[descriptor.oneof_index].name
+        optional = descriptor.proto3_optional or (
+            descriptor.label == _FDP.LABEL_OPTIONAL
+            and kind != "message"
+            and oneof is None
+            and _explicit_presence(syntax, descriptor)
+        )
+        json_name = descriptor.json_name or _json_name(descriptor.name)
+        entry = self.messages.get(type_name, (None,))[0] if kind == "message" else None
+        if repeated and entry is not None and entry.options.map_entry:
+            key, value = entry.field[0], entry.field[1]
+            value_field = self._field(entry, value, syntax, "")
+            return Field(
+                descriptor.name, json_name, descriptor.number, kind, type_name,
+                repeated=True, optional=False, oneof=None,
+                map_key_kind=_KIND_NAMES[key.type], map_value=value_field, comment=comment,
+            )
+        return Field(
+            descriptor.name, json_name, descriptor.number, kind, type_name,
+            repeated=repeated, optional=optional, oneof=oneof, comment=comment,
+        )
+
+
+
+def _explicit_presence(syntax: str, field: descriptor_pb2.FieldDescriptorProto) -> bool:
+    """Singular scalars have presence in proto2 and, unless a feature says otherwise,
+    in editions; in proto3 only with ``optional`` (handled by the caller)."""
+    if syntax == "proto2":
+        return True
+    if syntax == "editions":
+        implicit = descriptor_pb2.FeatureSet.IMPLICIT
+        return field.options.features.field_presence != implicit
+    return False
+
+
+def _json_name(name: str) -> str:
+    """protoc's ToJsonName: drop underscores, capitalise the letter after each."""
+    out: list[str] = []
+    upper = False
+    for char in name:
+        if char == "_":
+            upper = True
+        elif upper:
+            out.append(char.upper())
+            upper = False
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _http_rule_verb(rule: http_pb2.HttpRule) -> tuple[str, str, str] | None:
+    """(verb, template, oneof field name) of a rule, or None when the pattern is unset."""
+    which = rule.WhichOneof("pattern")
+    if which is None:
+        return None
+    if which == "custom":
+        return rule.custom.kind.upper(), rule.custom.path, which
+    return which.upper(), getattr(rule, which), which
+
+
+class _ServiceBuilder:
+    """Builds and validates the methods of one file's services."""
+
+    def __init__(
+        self, index: _Index, file: descriptor_pb2.FileDescriptorProto, options: Options
+    ) -> None:
+        self.index = index
+        self.file = file
+        self.options = options
+        self.info = _SourceInfo(file)
+        self.errors: list[Diagnostic] = []
+        self.warnings: list[str] = []
+
+    def services(self) -> list[Service]:
+        services = []
+        prefix = self.file.package + "." if self.file.package else ""
+        for si, descriptor in enumerate(self.file.service):
+            path = (_FILE_SERVICE, si)
+            a2a = self.options.profile == "a2a" or (
+                self.options.profile == "auto" and descriptor.name == "A2AService"
+            )
+            methods = []
+            for mi, method in enumerate(descriptor.method):
+                built = self.method(prefix + descriptor.name, method, path + (_SERVICE_METHOD, mi), a2a)
+                if built is not None:
+                    methods.append(built)
+            if methods:
+                services.append(
+                    Service(prefix + descriptor.name, descriptor.name, tuple(methods), a2a,
+                            self.info.comment(path))
+                )
+            elif not any(m.options.HasExtension(annotations_pb2.http) for m in descriptor.method):
+                self.warnings.append(
+                    f"{self.info.location(path)}: service {descriptor.name} has no "
+                    "google.api.http rules; skipped"
+                )
+        return services
+
+    def method(
+        self,
+        service: str,
+        descriptor: descriptor_pb2.MethodDescriptorProto,
+        path: tuple[int, ...],
+        a2a: bool,
+    ) -> Method | None:
+        if not descriptor.options.HasExtension(annotations_pb2.http):
+            return None
+        location = self.info.location(path)
+        rule_path = path + (_METHOD_OPTIONS, annotations_pb2.http.number)
+        if descriptor.client_streaming:
+            self.warnings.append(
+                f"{location}: rpc {descriptor.name}: client-streaming rpcs have no "
+                "HTTP+JSON or JSON-RPC form here; skipped"
+            )
+            return None
+        request = self.index.message(descriptor.input_type.lstrip("."))
+        response = self.index.message(descriptor.output_type.lstrip("."))
+        rule = descriptor.options.Extensions[annotations_pb2.http]
+        rules = [(rule, rule_path)]
+        for i, extra in enumerate(rule.additional_bindings):
+            extra_path = rule_path + (_HTTP_ADDITIONAL, i)
+            if extra.additional_bindings:
+                self.error(extra_path, descriptor.name, "additional_bindings may not nest")
+                return None
+            rules.append((extra, extra_path))
+        bindings: list[Binding] = []
+        for one_rule, one_path in rules:
+            binding = self.binding(descriptor.name, one_rule, one_path, request, response)
+            if binding is None:
+                return None
+            bindings.append(binding)
+        bindings = self.link_tenant_variants(descriptor.name, request, bindings)
+        if a2a:
+            bindings = _with_subscribe_aliases(bindings)
+        return Method(
+            descriptor.name, service, request, response, descriptor.client_streaming,
+            descriptor.server_streaming, tuple(bindings), location, self.info.comment(path),
+        )
+
+    def error(self, path: Sequence[int], rpc: str | None, message: str) -> None:
+        self.errors.append(Diagnostic(self.info.location(path), message, rpc))
+
+    def binding(
+        self,
+        rpc: str,
+        rule: http_pb2.HttpRule,
+        path: tuple[int, ...],
+        request: Message,
+        response: Message,
+    ) -> Binding | None:
+        pattern = _http_rule_verb(rule)
+        if pattern is None:
+            self.error(path, rpc, "http rule sets no verb (get, put, post, delete, patch or custom)")
+            return None
+        verb, text, which = pattern
+        verb_path = path + (_HTTP_VERB_FIELDS[which],)
+        if not verb:
+            self.error(verb_path, rpc, "custom http rule has an empty kind")
+            return None
+        try:
+            template = parse_template(text)
+        except TemplateError as exc:
+            self.error(verb_path, rpc, str(exc))
+            return None
+        path_fields = []
+        for variable in template.variables:
+            bound = self.resolve_path_field(request, variable.field_path)
+            if isinstance(bound, str):
+                self.error(verb_path, rpc, f"path variable {{{variable.name}}} in {text!r}: {bound}")
+                return None
+            proto_path, json_path, leaf = bound
+            path_fields.append(PathField(proto_path, json_path, leaf, variable.single_segment))
+        body: str | None = rule.body or None
+        if body is not None:
+            body_path = path + (_HTTP_BODY,)
+            if verb == "GET":
+                self.error(body_path, rpc, f"GET {text} has a body ({body!r}); GET carries no body")
+                return None
+            if body != "*":
+                body_field = request.field(body)
+                if body_field is None or body_field.name != body:
+                    self.error(body_path, rpc, f"body {body!r} is not a field of {request.full_name}")
+                    return None
+                if not body_field.is_message or body_field.repeated:
+                    self.error(
+                        body_path, rpc,
+                        f"body {body!r} must be a singular message field (the body is a JSON object)",
+                    )
+                    return None
+                if any(pf.proto_path[0] == body for pf in path_fields):
+                    self.error(body_path, rpc, f"field {body!r} is bound by the path and is also the body")
+                    return None
+                body = body_field.json_name
+        response_body: str | None = rule.response_body or None
+        if response_body is not None:
+            response_field = response.field(response_body)
+            if response_field is None or response_field.name != response_body:
+                self.error(
+                    path + (_HTTP_RESPONSE_BODY,), rpc,
+                    f"response_body {response_body!r} is not a field of {response.full_name}",
+                )
+                return None
+            response_body = response_field.json_name
+        return Binding(
+            verb, template, tuple(path_fields), body, response_body, tenant=False, alias=False,
+            location=self.info.location(verb_path),
+        )
+
+    def resolve_path_field(
+        self, request: Message, field_path: tuple[str, ...]
+    ) -> tuple[tuple[str, ...], tuple[str, ...], Field] | str:
+        """Resolve a dotted path through singular message fields; a string is the error."""
+        message = request
+        json_path: list[str] = []
+        for depth, name in enumerate(field_path):
+            found = next((f for f in message.fields if f.name == name), None)
+            if found is None:
+                return f"no field {name!r} in {message.full_name}"
+            json_path.append(found.json_name)
+            if found.repeated:
+                return f"field {name!r} of {message.full_name} is repeated; path variables must be singular"
+            last = depth == len(field_path) - 1
+            if found.kind == "message":
+                if last:
+                    return (
+                        f"field {name!r} of {message.full_name} is a message "
+                        f"({found.type_name}); path variables must be scalars or enums"
+                    )
+                message = self.index.message(found.type_name)
+            elif not last:
+                return f"field {name!r} of {message.full_name} is not a message; cannot select {field_path[depth + 1]!r} in it"
+        return field_path, tuple(json_path), found
+
+    def link_tenant_variants(
+        self, rpc: str, request: Message, bindings: list[Binding]
+    ) -> list[Binding]:
+        """Mark the additional bindings that are ``/{tenant}`` + another binding of the same
+        verb, and synthesise missing ones when the ``tenant_field`` option asks for it."""
+        tenant_name = self.options.tenant_field or "tenant"
+        tenant = request.field(tenant_name)
+        if tenant is None or tenant.name != tenant_name or tenant.kind != "string" or tenant.repeated:
+            return bindings
+        prefixes = (f"/{{{tenant_name}}}", f"/{{{tenant_name}=*}}")
+        by_shape = {(b.verb, b.template.source): b for b in bindings}
+        linked: list[Binding] = []
+        has_variant: set[tuple[str, str]] = set()
+        for binding in bindings:
+            source = binding.template.source
+            for prefix in prefixes:
+                rest = source[len(prefix):] or "/"
+                if source.startswith(prefix) and (binding.verb, rest) in by_shape and rest != source:
+                    if by_shape[(binding.verb, rest)].body == binding.body:
+                        binding = replace(binding, tenant=True, plain_template=rest)
+                        has_variant.add((binding.verb, rest))
+                        break
+            linked.append(binding)
+        if self.options.tenant_field is None:
+            return linked
+        result: list[Binding] = []
+        for binding in linked:
+            result.append(binding)
+            key = (binding.verb, binding.template.source)
+            if binding.tenant or key in has_variant:
+                continue
+            if binding.template.variable(tenant_name) is not None:
+                continue
+            source = binding.template.source
+            text = f"/{{{tenant_name}}}" + ("" if source == "/" else source)
+            template = parse_template(text)
+            tenant_path = PathField((tenant.name,), (tenant.json_name,), tenant, True)
+            result.append(
+                replace(
+                    binding, template=template, path_fields=(tenant_path,) + binding.path_fields,
+                    tenant=True, plain_template=source,
+                )
+            )
+        return result
+
+
+def _with_subscribe_aliases(bindings: list[Binding]) -> list[Binding]:
+    """A2A conflict D1: the proto says GET on ``:subscribe``, the spec says POST. Servers
+    accept both, so every GET ``:subscribe`` route gets a POST alias."""
+    result: list[Binding] = []
+    existing = {(b.verb, b.template.shape) for b in bindings}
+    for binding in bindings:
+        result.append(binding)
+        if (
+            binding.verb == "GET"
+            and binding.template.verb == "subscribe"
+            and ("POST", binding.template.shape) not in existing
+        ):
+            result.append(replace(binding, verb="POST", alias=True))
+    return result
+
+
+def _reachable(index: _Index, services: Sequence[Service]) -> tuple[list[Message], list[Enum]]:
+    seen: dict[str, Message] = {}
+    enums: dict[str, Enum] = {}
+    pending = [m.request.full_name for s in services for m in s.methods]
+    pending += [m.response.full_name for s in services for m in s.methods]
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        message = index.message(name)
+        seen[name] = message
+        if message.well_known:
+            continue
+        for f in message.fields:
+            target = f.map_value if f.map_value is not None else f
+            if target.kind == "message" and target.type_name not in seen:
+                pending.append(target.type_name)
+            elif target.kind == "enum" and target.type_name not in enums:
+                enums[target.type_name] = index.enum(target.type_name)
+    return (
+        sorted(seen.values(), key=lambda m: m.full_name),
+        sorted(enums.values(), key=lambda e: e.full_name),
+    )
+
+
+def _check_duplicates(services: Sequence[Service]) -> list[Diagnostic]:
+    errors: list[Diagnostic] = []
+    seen: dict[tuple[str, tuple[str, ...]], tuple[Method, Binding]] = {}
+    names: dict[str, Service] = {}
+    for service in services:
+        for method in service.methods:
+            other_service = names.setdefault(method.name, service)
+            if other_service is not service:
+                errors.append(
+                    Diagnostic(
+                        method.location,
+                        f"rpc name is also used by service {other_service.full_name}; "
+                        "JSON-RPC method names must be unique in one generated package",
+                        method.name,
+                    )
+                )
+            for binding in method.bindings:
+                key = (binding.verb, binding.template.shape)
+                previous = seen.setdefault(key, (method, binding))
+                if previous[1] is not binding:
+                    first_method, first = previous
+                    errors.append(
+                        Diagnostic(
+                            binding.location,
+                            f"{binding.verb} {binding.template.source} duplicates the route "
+                            f"{first.verb} {first.template.source} of rpc {first_method.name} "
+                            f"({first.location})",
+                            method.name,
+                        )
+                    )
+    return errors
+
+
+def _overlaps(services: Sequence[Service]) -> list[Overlap]:
+    """Every pair of same-verb routes that some path matches both of, with one example."""
+    routes = [(m, b) for s in services for m in s.methods for b in m.bindings]
+    buckets: dict[tuple[str, str | None], list[tuple[Method, Binding]]] = {}
+    for method, binding in routes:
+        buckets.setdefault((binding.verb, binding.template.verb), []).append((method, binding))
+    found: list[Overlap] = []
+    for bucket in buckets.values():
+        for i, first in enumerate(bucket):
+            for second in bucket[i + 1 :]:
+                example = overlap_example(first[1].template, second[1].template)
+                if example is not None:
+                    found.append(Overlap(first, second, example))
+    return found
+
+
+@dataclass(frozen=True)
+class Generation:
+    """The model of one plugin run: the files to write and the warnings for stderr."""
+
+    files: tuple[BindingFile, ...]
+    warnings: tuple[str, ...]
+
+
+def build_files(request: plugin_pb2.CodeGeneratorRequest, options: Options) -> Generation:
+    """The model of every ``file_to_generate`` that has a service with http rules.
+
+    Raises ``GenerationError`` with every problem found; nothing is partially returned.
+    """
+    index = _Index(request.proto_file)
+    results: list[BindingFile] = []
+    errors: list[Diagnostic] = []
+    warnings: list[str] = []
+    for name in sorted(request.file_to_generate):
+        file = index.files[name]
+        builder = _ServiceBuilder(index, file, options)
+        services = builder.services()
+        errors.extend(builder.errors)
+        warnings.extend(builder.warnings)
+        if not services:
+            if not builder.errors:
+                warnings.append(f"{name}: no service with google.api.http rules; nothing generated")
+            continue
+        errors.extend(_check_duplicates(services))
+        overlaps = _overlaps(services)
+        if options.ambiguity == "error":
+            errors.extend(overlap.diagnostic for overlap in overlaps)
+        messages, enums = _reachable(index, services)
+        stem = name.rsplit("/", 1)[-1].removesuffix(".proto")
+        results.append(
+            BindingFile(
+                proto_file=name,
+                proto_package=file.package,
+                module=options.module or _module_name(stem),
+                services=tuple(services),
+                messages=tuple(messages),
+                enums=tuple(enums),
+                descriptor_sha256=descriptor_sha256(file),
+                generator_version=__version__,
+                tenant_field=_json_name(options.tenant_field or "tenant"),
+                overlaps=tuple(overlaps),
+            )
+        )
+        if options.ambiguity == "warn":
+            warnings.extend(f"warning: {overlap}" for overlap in overlaps)
+    if errors:
+        raise GenerationError(errors)
+    return Generation(tuple(results), tuple(warnings))
+
+
+def _module_name(stem: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in stem)
+    if cleaned[:1].isdigit():
+        cleaned = "_" + cleaned
+    return f"{cleaned}_binding"
+
+
+def iter_routes(binding_file: BindingFile) -> Iterator[tuple[Method, Binding]]:
+    """Every (rpc, route) pair of the file, in table order."""
+    for method in binding_file.methods:
+        for binding in method.bindings:
+            yield method, binding
+
