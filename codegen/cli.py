@@ -48,15 +48,36 @@ def _input_options(func: F) -> F:
     """The options every command shares to name its input."""
     decorators = [
         click.argument("protos", nargs=-1, type=click.Path(dir_okay=False)),
-        click.option("-I", "--include", "includes", multiple=True, type=click.Path(file_okay=False),
-                     help="Import path for protoc (the google/* protos are added for you)."),
-        click.option("--descriptor-set", type=click.Path(dir_okay=False),
-                     help="A FileDescriptorSet (protoc -o / buf build -o) with its imports."),
-        click.option("--from-module", metavar="MODULE",
-                     help="A compiled _pb2 module, e.g. a2a.types.a2a_pb2."),
-        click.option("--module", metavar="NAME", help="Name of the generated package (plugin option module=)."),
-        click.option("--opt", "opts", multiple=True, metavar="KEY=VALUE",
-                     help="A plugin option, as in --a2a_opt (repeatable)."),
+        click.option(
+            "-I",
+            "--include",
+            "includes",
+            multiple=True,
+            type=click.Path(file_okay=False),
+            help="Import path for protoc (the google/* protos are added for you).",
+        ),
+        click.option(
+            "--descriptor-set",
+            type=click.Path(dir_okay=False),
+            help="A FileDescriptorSet (protoc -o / buf build -o) with its imports.",
+        ),
+        click.option(
+            "--from-module",
+            metavar="MODULE",
+            help="A compiled _pb2 module, e.g. a2a.types.a2a_pb2.",
+        ),
+        click.option(
+            "--module",
+            metavar="NAME",
+            help="Name of the generated package (plugin option module=).",
+        ),
+        click.option(
+            "--opt",
+            "opts",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="A plugin option, as in --a2a_opt (repeatable).",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
@@ -88,7 +109,10 @@ def _request(
         if descriptor_set:
             return request_from_descriptor_set(descriptor_set, (), parameter)
         if not from_module and not quiet:
-            click.echo(f"a2a-codegen: no input given; using the embedded default ({DEFAULT_MODULE} from a2a-sdk)", err=True)
+            click.echo(
+                f"a2a-codegen: no input given; using the embedded default ({DEFAULT_MODULE} from a2a-sdk)",
+                err=True,
+            )
         return request_from_module(from_module or DEFAULT_MODULE, parameter)
     except InputError as exc:
         raise CliError(str(exc)) from exc
@@ -118,8 +142,14 @@ def main() -> None:
 
 @main.command()
 @_input_options
-@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Output folder; each generated package inside it is replaced atomically.")
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Output folder; each generated package inside it is replaced atomically.",
+)
 @click.option("--print-routes", is_flag=True, help="Print the route table that was written.")
 def generate(out_dir: str, print_routes: bool, **inputs: Any) -> None:
     """Generate the binding package(s), exactly as `protoc --a2a_out` would.
@@ -141,8 +171,14 @@ def generate(out_dir: str, print_routes: bool, **inputs: Any) -> None:
 
 @main.command()
 @_input_options
-@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="The folder holding the committed output to compare with.")
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="The folder holding the committed output to compare with.",
+)
 def check(out_dir: str, **inputs: Any) -> None:
     """Exit 1 with a diff when OUT is not what `generate` would write; never writes.
 
@@ -161,7 +197,8 @@ def check(out_dir: str, **inputs: Any) -> None:
         if old == new:
             continue
         diff = difflib.unified_diff(
-            (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
+            (old or "").splitlines(keepends=True),
+            (new or "").splitlines(keepends=True),
             fromfile=f"{out_dir}/{name}" if old is not None else "/dev/null",
             tofile=f"{out_dir}/{name} (generated)" if new is not None else "/dev/null",
         )
@@ -171,8 +208,13 @@ def check(out_dir: str, **inputs: Any) -> None:
 
 @main.command()
 @_input_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
-              show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+)
 def routes(fmt: str, **inputs: Any) -> None:
     """Print the route table and the overlapping routes.
 
@@ -187,21 +229,28 @@ def routes(fmt: str, **inputs: Any) -> None:
 def _route_rows(binding_file: BindingFile) -> list[dict[str, Any]]:
     rows = []
     for method, binding in binding_file.routes:
-        query = [] if binding.body == "*" else [
-            f.json_name for f in method.query_fields
-            if f.json_name not in binding.path_json_names and f.json_name != binding.body
-        ]
-        rows.append({
-            "verb": binding.verb,
-            "path": binding.template.source,
-            "rpc": method.name,
-            "path_fields": list(binding.path_json_names),
-            "query_fields": query,
-            "body": binding.body,
-            "server_streaming": method.server_streaming,
-            "tenant": binding.tenant,
-            "alias": binding.alias,
-        })
+        query = (
+            []
+            if binding.body == "*"
+            else [
+                f.json_name
+                for f in method.query_fields
+                if f.json_name not in binding.path_json_names and f.json_name != binding.body
+            ]
+        )
+        rows.append(
+            {
+                "verb": binding.verb,
+                "path": binding.template.source,
+                "rpc": method.name,
+                "path_fields": list(binding.path_json_names),
+                "query_fields": query,
+                "body": binding.body,
+                "server_streaming": method.server_streaming,
+                "tenant": binding.tenant,
+                "alias": binding.alias,
+            }
+        )
     return rows
 
 
@@ -209,20 +258,36 @@ def format_routes(binding_file: BindingFile, fmt: str) -> str:
     """The route table as text, json or markdown, followed by the overlaps."""
     rows = _route_rows(binding_file)
     overlaps = [
-        {"first": f"{o.first[1].verb} {o.first[1].template.source}",
-         "second": f"{o.second[1].verb} {o.second[1].template.source}",
-         "example": o.example}
+        {
+            "first": f"{o.first[1].verb} {o.first[1].template.source}",
+            "second": f"{o.second[1].verb} {o.second[1].template.source}",
+            "example": o.example,
+        }
         for o in binding_file.overlaps
     ]
     if fmt == "json":
-        return json.dumps({"file": binding_file.proto_file, "module": binding_file.module,
-                           "routes": rows, "overlaps": overlaps}, indent=2)
+        return json.dumps(
+            {
+                "file": binding_file.proto_file,
+                "module": binding_file.module,
+                "routes": rows,
+                "overlaps": overlaps,
+            },
+            indent=2,
+        )
     headers = ["verb", "path", "rpc", "path fields", "query", "body", "stream", "tenant", "alias"]
     table = [
-        [r["verb"], r["path"], r["rpc"], ", ".join(r["path_fields"]) or "-",
-         ", ".join(r["query_fields"]) or "-", r["body"] or "-",
-         "server" if r["server_streaming"] else "-", "yes" if r["tenant"] else "-",
-         "yes" if r["alias"] else "-"]
+        [
+            r["verb"],
+            r["path"],
+            r["rpc"],
+            ", ".join(r["path_fields"]) or "-",
+            ", ".join(r["query_fields"]) or "-",
+            r["body"] or "-",
+            "server" if r["server_streaming"] else "-",
+            "yes" if r["tenant"] else "-",
+            "yes" if r["alias"] else "-",
+        ]
         for r in rows
     ]
     lines: list[str] = []
@@ -230,10 +295,15 @@ def format_routes(binding_file: BindingFile, fmt: str) -> str:
         lines.append(f"### {binding_file.module} ({binding_file.proto_file})\n")
         lines.append("| " + " | ".join(headers) + " |")
         lines.append("|" + "---|" * len(headers))
-        lines += ["| " + " | ".join(f"`{c}`" if i == 1 else c for i, c in enumerate(row)) + " |" for row in table]
+        lines += [
+            "| " + " | ".join(f"`{c}`" if i == 1 else c for i, c in enumerate(row)) + " |"
+            for row in table
+        ]
         if overlaps:
             lines.append("\nOverlapping routes (the more specific template wins):\n")
-            lines += [f"- `{o['first']}` and `{o['second']}`: e.g. `{o['example']}`" for o in overlaps]
+            lines += [
+                f"- `{o['first']}` and `{o['second']}`: e.g. `{o['example']}`" for o in overlaps
+            ]
         return "\n".join(lines)
     widths = [max(len(str(row[i])) for row in [headers] + table) for i in range(len(headers))]
     lines.append(f"{binding_file.module} ({binding_file.proto_file}): {len(rows)} routes")
@@ -243,5 +313,3 @@ def format_routes(binding_file: BindingFile, fmt: str) -> str:
         lines.append("overlapping routes (the more specific template wins):")
         lines += [f"  {o['first']}  and  {o['second']}  e.g. {o['example']}" for o in overlaps]
     return "\n".join(lines)
-
-

@@ -305,11 +305,18 @@ def overlap_example(first: PathTemplate, second: PathTemplate) -> str | None:
     for i in range(max(len(a_fixed), len(b_fixed))):
         left = a_fixed[i] if i < len(a_fixed) else None
         right = b_fixed[i] if i < len(b_fixed) else None
-        literals = {s.literal for s in (left, right) if s is not None and s.kind is SegmentKind.LITERAL}
+        literals = {
+            s.literal for s in (left, right) if s is not None and s.kind is SegmentKind.LITERAL
+        }
         if len(literals) > 1:
             return None
         parts.append(literals.pop() if literals else "x")
-    if a_deep and b_deep and len(parts) < max(len(a_fixed) + _deep_minimum(first), len(b_fixed) + _deep_minimum(second)):
+    if (
+        a_deep
+        and b_deep
+        and len(parts)
+        < max(len(a_fixed) + _deep_minimum(first), len(b_fixed) + _deep_minimum(second))
+    ):
         parts.append("x")
     path = "/" + "/".join(parts)
     return path + (":" + first.verb if first.verb is not None else "")

@@ -94,13 +94,19 @@ def request_from_descriptor_set(
     return _request(files, chosen, parameter)
 
 
-def request_from_module(module_name: str = DEFAULT_MODULE, parameter: str = "") -> plugin_pb2.CodeGeneratorRequest:
+def request_from_module(
+    module_name: str = DEFAULT_MODULE, parameter: str = ""
+) -> plugin_pb2.CodeGeneratorRequest:
     """A request from a compiled ``_pb2`` module: its file and every import, in
     dependency order, as protoc would list them."""
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        hint = " (install the a2a extra: pip install 'protoc-gen-a2a[a2a]')" if module_name == DEFAULT_MODULE else ""
+        hint = (
+            " (install the a2a extra: pip install 'protoc-gen-a2a[a2a]')"
+            if module_name == DEFAULT_MODULE
+            else ""
+        )
         raise InputError(f"cannot import {module_name}: {exc}{hint}") from exc
     descriptor = getattr(module, "DESCRIPTOR", None)
     if descriptor is None or not hasattr(descriptor, "dependencies"):
@@ -156,8 +162,15 @@ def request_from_protos(
     include_args += include_paths()
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, "set.pb")
-        args = ["protoc", f"--descriptor_set_out={out}", "--include_imports", "--include_source_info"]
-        args += [f"-I{inc}" for inc in include_args] + [_relative_name(p, include_args) for p in protos]
+        args = [
+            "protoc",
+            f"--descriptor_set_out={out}",
+            "--include_imports",
+            "--include_source_info",
+        ]
+        args += [f"-I{inc}" for inc in include_args] + [
+            _relative_name(p, include_args) for p in protos
+        ]
         with _captured_stderr() as stderr:
             status = protoc.main(args)
         if status != 0:

@@ -8,6 +8,7 @@ carries the proto source location, taken from ``SourceCodeInfo`` where the input
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -469,7 +470,13 @@ class _SourceInfo:
         return self.comments.get(tuple(path), "")
 
 
+_INTERNAL_COMMENT = re.compile(r"\(--.*?--\)", re.S)
+
+
 def _clean_comment(text: str) -> str:
+    """A leading comment as docstring text: one space of indent removed, and ``(-- --)``
+    blocks (internal notes such as api-linter directives, by Google's convention) dropped."""
+    text = _INTERNAL_COMMENT.sub("", text)
     lines = [line[1:] if line.startswith(" ") else line for line in text.splitlines()]
     while lines and not lines[-1].strip():
         lines.pop()
@@ -482,9 +489,13 @@ class _Index:
     """Every message and enum of every file in the request, by full name."""
 
     def __init__(self, files: Iterable[descriptor_pb2.FileDescriptorProto]) -> None:
-        self.messages: dict[str, tuple[descriptor_pb2.DescriptorProto, _SourceInfo, tuple[int, ...]]] = {}
+        self.messages: dict[
+            str, tuple[descriptor_pb2.DescriptorProto, _SourceInfo, tuple[int, ...]]
+        ] = {}
         self.syntax: dict[str, str] = {}
-        self.enums: dict[str, tuple[descriptor_pb2.EnumDescriptorProto, _SourceInfo, tuple[int, ...]]] = {}
+        self.enums: dict[
+            str, tuple[descriptor_pb2.EnumDescriptorProto, _SourceInfo, tuple[int, ...]]
+        ] = {}
         self.files: dict[str, descriptor_pb2.FileDescriptorProto] = {}
         for file in files:
             self.files[file.name] = file
@@ -554,15 +565,29 @@ class _Index:
             key, value = entry.field[0], entry.field[1]
             value_field = self._field(entry, value, syntax, "")
             return Field(
-                descriptor.name, json_name, descriptor.number, kind, type_name,
-                repeated=True, optional=False, oneof=None,
-                map_key_kind=_KIND_NAMES[key.type], map_value=value_field, comment=comment,
+                descriptor.name,
+                json_name,
+                descriptor.number,
+                kind,
+                type_name,
+                repeated=True,
+                optional=False,
+                oneof=None,
+                map_key_kind=_KIND_NAMES[key.type],
+                map_value=value_field,
+                comment=comment,
             )
         return Field(
-            descriptor.name, json_name, descriptor.number, kind, type_name,
-            repeated=repeated, optional=optional, oneof=oneof, comment=comment,
+            descriptor.name,
+            json_name,
+            descriptor.number,
+            kind,
+            type_name,
+            repeated=repeated,
+            optional=optional,
+            oneof=oneof,
+            comment=comment,
         )
-
 
 
 def _explicit_presence(syntax: str, field: descriptor_pb2.FieldDescriptorProto) -> bool:
@@ -572,7 +597,7 @@ def _explicit_presence(syntax: str, field: descriptor_pb2.FieldDescriptorProto) 
         return True
     if syntax == "editions":
         implicit = descriptor_pb2.FeatureSet.IMPLICIT
-        return field.options.features.field_presence != implicit
+        return bool(field.options.features.field_presence != implicit)
     return False
 
 
@@ -613,6 +638,7 @@ class _ServiceBuilder:
         self.info = _SourceInfo(file)
         self.errors: list[Diagnostic] = []
         self.warnings: list[str] = []
+        self.skipped: list[Diagnostic] = []  # services without http rules
 
     def services(self) -> list[Service]:
         services = []
@@ -624,18 +650,27 @@ class _ServiceBuilder:
             )
             methods = []
             for mi, method in enumerate(descriptor.method):
-                built = self.method(prefix + descriptor.name, method, path + (_SERVICE_METHOD, mi), a2a)
+                built = self.method(
+                    prefix + descriptor.name, method, path + (_SERVICE_METHOD, mi), a2a
+                )
                 if built is not None:
                     methods.append(built)
             if methods:
                 services.append(
-                    Service(prefix + descriptor.name, descriptor.name, tuple(methods), a2a,
-                            self.info.comment(path))
+                    Service(
+                        prefix + descriptor.name,
+                        descriptor.name,
+                        tuple(methods),
+                        a2a,
+                        self.info.comment(path),
+                    )
                 )
             elif not any(m.options.HasExtension(annotations_pb2.http) for m in descriptor.method):
-                self.warnings.append(
-                    f"{self.info.location(path)}: service {descriptor.name} has no "
-                    "google.api.http rules; skipped"
+                self.skipped.append(
+                    Diagnostic(
+                        self.info.location(path),
+                        f"service {descriptor.name} has no google.api.http rules; skipped",
+                    )
                 )
         return services
 
@@ -659,16 +694,17 @@ class _ServiceBuilder:
         request = self.index.message(descriptor.input_type.lstrip("."))
         response = self.index.message(descriptor.output_type.lstrip("."))
         rule = descriptor.options.Extensions[annotations_pb2.http]
-        rules = [(rule, rule_path)]
+        rules = [(rule, rule_path, "")]
         for i, extra in enumerate(rule.additional_bindings):
             extra_path = rule_path + (_HTTP_ADDITIONAL, i)
+            where = f"additional_bindings[{i}]: "
             if extra.additional_bindings:
-                self.error(extra_path, descriptor.name, "additional_bindings may not nest")
+                self.error(extra_path, descriptor.name, where + "additional_bindings may not nest")
                 return None
-            rules.append((extra, extra_path))
+            rules.append((extra, extra_path, where))
         bindings: list[Binding] = []
-        for one_rule, one_path in rules:
-            binding = self.binding(descriptor.name, one_rule, one_path, request, response)
+        for one_rule, one_path, where in rules:
+            binding = self.binding(descriptor.name, one_rule, one_path, where, request, response)
             if binding is None:
                 return None
             bindings.append(binding)
@@ -676,8 +712,15 @@ class _ServiceBuilder:
         if a2a:
             bindings = _with_subscribe_aliases(bindings)
         return Method(
-            descriptor.name, service, request, response, descriptor.client_streaming,
-            descriptor.server_streaming, tuple(bindings), location, self.info.comment(path),
+            descriptor.name,
+            service,
+            request,
+            response,
+            descriptor.client_streaming,
+            descriptor.server_streaming,
+            tuple(bindings),
+            location,
+            self.info.comment(path),
         )
 
     def error(self, path: Sequence[int], rpc: str | None, message: str) -> None:
@@ -688,28 +731,35 @@ class _ServiceBuilder:
         rpc: str,
         rule: http_pb2.HttpRule,
         path: tuple[int, ...],
+        where: str,
         request: Message,
         response: Message,
     ) -> Binding | None:
+        """One rule as a binding; ``where`` names it inside the option for messages, since
+        protoc records no location below ``option (google.api.http)``."""
+
+        def error(at: Sequence[int], message: str) -> None:
+            self.error(at, rpc, where + message)
+
         pattern = _http_rule_verb(rule)
         if pattern is None:
-            self.error(path, rpc, "http rule sets no verb (get, put, post, delete, patch or custom)")
+            error(path, "http rule sets no verb (get, put, post, delete, patch or custom)")
             return None
         verb, text, which = pattern
         verb_path = path + (_HTTP_VERB_FIELDS[which],)
         if not verb:
-            self.error(verb_path, rpc, "custom http rule has an empty kind")
+            error(verb_path, "custom http rule has an empty kind")
             return None
         try:
             template = parse_template(text)
         except TemplateError as exc:
-            self.error(verb_path, rpc, str(exc))
+            error(verb_path, str(exc))
             return None
         path_fields = []
         for variable in template.variables:
             bound = self.resolve_path_field(request, variable.field_path)
             if isinstance(bound, str):
-                self.error(verb_path, rpc, f"path variable {{{variable.name}}} in {text!r}: {bound}")
+                error(verb_path, f"path variable {{{variable.name}}} in {text!r}: {bound}")
                 return None
             proto_path, json_path, leaf = bound
             path_fields.append(PathField(proto_path, json_path, leaf, variable.single_segment))
@@ -717,35 +767,38 @@ class _ServiceBuilder:
         if body is not None:
             body_path = path + (_HTTP_BODY,)
             if verb == "GET":
-                self.error(body_path, rpc, f"GET {text} has a body ({body!r}); GET carries no body")
+                error(body_path, f"GET {text} has a body ({body!r}); GET carries no body")
                 return None
             if body != "*":
                 body_field = request.field(body)
                 if body_field is None or body_field.name != body:
-                    self.error(body_path, rpc, f"body {body!r} is not a field of {request.full_name}")
+                    error(body_path, f"body {body!r} is not a field of {request.full_name}")
                     return None
                 if not body_field.is_message or body_field.repeated:
-                    self.error(
-                        body_path, rpc,
+                    error(
+                        body_path,
                         f"body {body!r} must be a singular message field (the body is a JSON object)",
                     )
-                    return None
-                if any(pf.proto_path[0] == body for pf in path_fields):
-                    self.error(body_path, rpc, f"field {body!r} is bound by the path and is also the body")
                     return None
                 body = body_field.json_name
         response_body: str | None = rule.response_body or None
         if response_body is not None:
             response_field = response.field(response_body)
             if response_field is None or response_field.name != response_body:
-                self.error(
-                    path + (_HTTP_RESPONSE_BODY,), rpc,
+                error(
+                    path + (_HTTP_RESPONSE_BODY,),
                     f"response_body {response_body!r} is not a field of {response.full_name}",
                 )
                 return None
             response_body = response_field.json_name
         return Binding(
-            verb, template, tuple(path_fields), body, response_body, tenant=False, alias=False,
+            verb,
+            template,
+            tuple(path_fields),
+            body,
+            response_body,
+            tenant=False,
+            alias=False,
             location=self.info.location(verb_path),
         )
 
@@ -755,6 +808,7 @@ class _ServiceBuilder:
         """Resolve a dotted path through singular message fields; a string is the error."""
         message = request
         json_path: list[str] = []
+        found: Field | None = None
         for depth, name in enumerate(field_path):
             found = next((f for f in message.fields if f.name == name), None)
             if found is None:
@@ -772,6 +826,7 @@ class _ServiceBuilder:
                 message = self.index.message(found.type_name)
             elif not last:
                 return f"field {name!r} of {message.full_name} is not a message; cannot select {field_path[depth + 1]!r} in it"
+        assert found is not None  # field_path has at least one name (grammar)
         return field_path, tuple(json_path), found
 
     def link_tenant_variants(
@@ -781,7 +836,12 @@ class _ServiceBuilder:
         verb, and synthesise missing ones when the ``tenant_field`` option asks for it."""
         tenant_name = self.options.tenant_field or "tenant"
         tenant = request.field(tenant_name)
-        if tenant is None or tenant.name != tenant_name or tenant.kind != "string" or tenant.repeated:
+        if (
+            tenant is None
+            or tenant.name != tenant_name
+            or tenant.kind != "string"
+            or tenant.repeated
+        ):
             return bindings
         prefixes = (f"/{{{tenant_name}}}", f"/{{{tenant_name}=*}}")
         by_shape = {(b.verb, b.template.source): b for b in bindings}
@@ -790,8 +850,12 @@ class _ServiceBuilder:
         for binding in bindings:
             source = binding.template.source
             for prefix in prefixes:
-                rest = source[len(prefix):] or "/"
-                if source.startswith(prefix) and (binding.verb, rest) in by_shape and rest != source:
+                rest = source[len(prefix) :] or "/"
+                if (
+                    source.startswith(prefix)
+                    and (binding.verb, rest) in by_shape
+                    and rest != source
+                ):
                     if by_shape[(binding.verb, rest)].body == binding.body:
                         binding = replace(binding, tenant=True, plain_template=rest)
                         has_variant.add((binding.verb, rest))
@@ -813,8 +877,11 @@ class _ServiceBuilder:
             tenant_path = PathField((tenant.name,), (tenant.json_name,), tenant, True)
             result.append(
                 replace(
-                    binding, template=template, path_fields=(tenant_path,) + binding.path_fields,
-                    tenant=True, plain_template=source,
+                    binding,
+                    template=template,
+                    path_fields=(tenant_path,) + binding.path_fields,
+                    tenant=True,
+                    plain_template=source,
                 )
             )
         return result
@@ -934,9 +1001,17 @@ def build_files(request: plugin_pb2.CodeGeneratorRequest, options: Options) -> G
         errors.extend(builder.errors)
         warnings.extend(builder.warnings)
         if not services:
-            if not builder.errors:
-                warnings.append(f"{name}: no service with google.api.http rules; nothing generated")
+            # A file without services (an import buf lists, say) is nothing to do; a file
+            # whose services all lack http rules was almost certainly meant to have them.
+            if builder.skipped and not builder.errors:
+                first = builder.skipped[0]
+                errors.append(
+                    replace(
+                        first, message=first.message.replace("; skipped", "; nothing to generate")
+                    )
+                )
             continue
+        warnings.extend(f"warning: {skipped}" for skipped in builder.skipped)
         errors.extend(_check_duplicates(services))
         overlaps = _overlaps(services)
         if options.ambiguity == "error":
@@ -976,4 +1051,3 @@ def iter_routes(binding_file: BindingFile) -> Iterator[tuple[Method, Binding]]:
     for method in binding_file.methods:
         for binding in method.bindings:
             yield method, binding
-

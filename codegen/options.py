@@ -47,9 +47,7 @@ class Options:
             if not sep:
                 raise OptionError(f"option {key!r} needs a value (write {key}=VALUE)")
             if key not in known:
-                raise OptionError(
-                    f"unknown option {key!r} (known: {', '.join(sorted(known))})"
-                )
+                raise OptionError(f"unknown option {key!r} (known: {', '.join(sorted(known))})")
             if key in values and values[key] != value:
                 raise OptionError(f"option {key!r} given twice with different values")
             values[key] = value.strip()

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import black
 import jinja2
+from black.mode import Mode, TargetVersion
+from black.parsing import InvalidInput
 
 from codegen.model import BindingFile
 
@@ -19,8 +21,8 @@ __all__ = ["RenderError", "render_file", "template_dir", "MODULES"]
 # One template per emitted module, in the order they are written.
 MODULES = ("__init__.py", "routes.py", "query.py", "jsonrpc.py")
 
-_BLACK_MODE = black.Mode(
-    target_versions={black.TargetVersion.PY310}, line_length=88, magic_trailing_comma=True
+_BLACK_MODE = Mode(
+    target_versions={TargetVersion.PY310}, line_length=88, magic_trailing_comma=True
 )
 
 
@@ -60,9 +62,15 @@ def _python_literal(value: object) -> str:
         inner = ", ".join(_python_literal(item) for item in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"').encode(
-            "ascii", "backslashreplace"
-        ).decode("ascii").replace("\n", "\\n") + '"'
+        return (
+            '"'
+            + value.replace("\\", "\\\\")
+            .replace('"', '\\"')
+            .encode("ascii", "backslashreplace")
+            .decode("ascii")
+            .replace("\n", "\\n")
+            + '"'
+        )
     if value is None or isinstance(value, (bool, int)):
         return repr(value)
     raise TypeError(f"no Python literal for {type(value).__name__}")
@@ -89,7 +97,7 @@ def render_file(binding_file: BindingFile) -> dict[str, str]:
             raise RenderError(f"template {name}: {exc}") from exc
         try:
             rendered[module] = black.format_str(source, mode=_BLACK_MODE)
-        except black.InvalidInput as exc:
+        except InvalidInput as exc:
             raise RenderError(f"template {name} produced invalid Python: {exc}") from exc
     rendered["py.typed"] = ""
     return rendered

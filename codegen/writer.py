@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 __all__ = ["write_packages", "read_packages", "group_by_package"]
@@ -25,7 +25,7 @@ def group_by_package(files: Mapping[str, str]) -> dict[str, dict[str, str]]:
     return packages
 
 
-def read_packages(out_dir: Path, packages: Mapping[str, object]) -> dict[str, str]:
+def read_packages(out_dir: Path, packages: Iterable[str]) -> dict[str, str]:
     """What is on disk now under each package folder of ``out_dir``, by relative name."""
     found: dict[str, str] = {}
     for package in packages:

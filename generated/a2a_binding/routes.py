@@ -4,8 +4,8 @@
 """HTTP+JSON routes of lf.a2a.v1.A2AService.
 
 ``match`` finds the route of a request a server received; ``build`` makes the request a
-client sends. Both follow google/api/http.proto: a single-segment variable is percent-
-encoded in full and fully decoded; literals are compared as sent. When several
+client sends. Both follow google/api/http.proto: the value of a single-segment variable
+is percent-encoded in full and fully decoded; literals are compared as sent. When several
 routes match a path, the one whose template has a literal at the first position where
 they differ wins, so a plain route beats a ``/{tenant}`` variant.
 """

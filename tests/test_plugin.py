@@ -1,0 +1,179 @@
+"""The plugin as protoc runs it, and its diagnostics."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from google.protobuf import descriptor_pb2
+from google.protobuf.compiler import plugin_pb2
+
+from codegen.inputs import include_paths, request_from_module
+from codegen.options import OptionError, Options
+from codegen.plugin import generate
+
+from .conftest import PROTO, SPEC_TAGS, compile_request, plugin_executable, run_plugin, spec_proto
+
+BROKEN = sorted((PROTO / "broken").glob("*.proto"))
+
+
+def protoc(proto: Path, out: Path, *, opt: str = "", includes: list[Path] = ()) -> subprocess.CompletedProcess[str]:
+    """Run real protoc (grpc_tools) with the installed plugin, as a user would."""
+    out.mkdir(parents=True, exist_ok=True)
+    args = [sys.executable, "-m", "grpc_tools.protoc", f"-I{proto.parent}"]
+    args += [f"-I{p}" for p in [*includes, *include_paths()]]
+    args += [f"--plugin=protoc-gen-a2a={plugin_executable()}", f"--a2a_out={out}"]
+    if opt:
+        args.append(f"--a2a_opt={opt}")
+    args.append(proto.name)
+    return subprocess.run(args, capture_output=True, text=True, timeout=120)
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_protoc_writes_the_package_for_the_upstream_proto(tmp_path: Path) -> None:
+    result = protoc(spec_proto("v1.0.1"), tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert sorted(_files(tmp_path)) == [
+        "a2a_binding/__init__.py",
+        "a2a_binding/jsonrpc.py",
+        "a2a_binding/py.typed",
+        "a2a_binding/query.py",
+        "a2a_binding/routes.py",
+    ]
+    # Overlaps are warnings on stderr, with an example path; stdout stays the protocol.
+    assert "GET /tasks/tasks matches both" in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("tag", SPEC_TAGS)
+def test_every_upstream_version_generates(tag: str, tmp_path: Path) -> None:
+    result = protoc(spec_proto(tag), tmp_path)
+    assert result.returncode == 0, result.stderr
+    routes = (tmp_path / "a2a_binding" / "routes.py").read_text()
+    assert "class Route:" in routes
+
+
+@pytest.mark.parametrize("proto", BROKEN, ids=[p.stem for p in BROKEN])
+def test_broken_proto_fails_with_its_location(proto: Path, tmp_path: Path) -> None:
+    header = proto.read_text().splitlines()
+    expect = header[0].removeprefix("// expect: ")
+    options = header[1].removeprefix("// options: ") if header[1].startswith("// options:") else ""
+    result = protoc(proto, tmp_path / "out", opt=options)
+    assert result.returncode != 0
+    assert list((tmp_path / "out").rglob("*")) == [], "a failed generation wrote files"
+    # protoc prefixes the plugin's error with the flag that ran it.
+    lines = [line.removeprefix("--a2a_out: ") for line in result.stderr.splitlines()]
+    errors = [line for line in lines if line.startswith(proto.name)]
+    assert len(errors) == 1, result.stderr
+    assert re.match(rf"{re.escape(proto.name)}:\d+:\d+: (rpc \w+|service \w+)", errors[0]), errors[0]
+    assert expect in errors[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_broken_corpus_is_large_enough() -> None:
+    assert len(BROKEN) >= 20
+
+
+def test_error_points_at_the_option_line() -> None:
+    response, _ = run_plugin(PROTO / "broken" / "get_with_body.proto")
+    lines = (PROTO / "broken" / "get_with_body.proto").read_text().splitlines()
+    line, column = map(int, response.error.split(":")[1:3])
+    assert lines[line - 1][column - 1 :].startswith("option (google.api.http)")
+    assert "rpc Get: GET /items/{id} has a body ('*')" in response.error
+
+
+def test_features_proto_generates_every_service_with_rules(tmp_path: Path) -> None:
+    result = protoc(PROTO / "features" / "library.proto", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "service InternalService has no google.api.http rules; skipped" in result.stderr
+    routes = (tmp_path / "library_binding" / "routes.py").read_text()
+    assert '"example.library.v1.AdminService"' not in routes  # names appear as rpc names
+    assert 'rpc="Ping"' in routes and 'rpc="GetBook"' in routes and 'rpc="Sync"' not in routes
+
+
+def test_supported_features_and_editions() -> None:
+    response = generate(compile_request(PROTO / "features" / "tenancy.proto"))
+    features = plugin_pb2.CodeGeneratorResponse
+    assert response.supported_features & features.FEATURE_PROTO3_OPTIONAL
+    assert response.supported_features & features.FEATURE_SUPPORTS_EDITIONS
+    assert response.minimum_edition == descriptor_pb2.EDITION_PROTO2
+    assert response.maximum_edition >= descriptor_pb2.EDITION_2023
+
+
+def test_editions_proto_compiles_through_protoc(tmp_path: Path) -> None:
+    result = protoc(PROTO / "features" / "editions.proto", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "editions_binding" / "routes.py").is_file()
+
+
+def test_module_option_names_the_package(tmp_path: Path) -> None:
+    result = protoc(PROTO / "features" / "tenancy.proto", tmp_path, opt="module=items_api")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "items_api" / "routes.py").is_file()
+
+
+@pytest.mark.parametrize(
+    ("parameter", "message"),
+    [
+        ("colour=blue", "unknown option 'colour'"),
+        ("module", "option 'module' needs a value"),
+        ("module=not-an-identifier", "is not a valid identifier"),
+        ("ambiguity=maybe", "expected warn, error or ignore"),
+        ("profile=x", "expected auto, a2a or none"),
+        ("module=a,module=b", "given twice"),
+    ],
+)
+def test_bad_options_are_errors_naming_them(parameter: str, message: str, tmp_path: Path) -> None:
+    with pytest.raises(OptionError, match=re.escape(message)):
+        Options.parse(parameter)
+    result = protoc(PROTO / "features" / "tenancy.proto", tmp_path, opt=parameter)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert not any(tmp_path.rglob("*.py"))
+
+
+def test_options_round_trip() -> None:
+    options = Options.parse(" module=x , tenant_field=tenant,ambiguity=error,profile=a2a")
+    assert options == Options("x", "tenant", "error", "a2a")
+    assert Options.parse(options.to_parameter()) == options
+    assert Options.parse("") == Options()
+
+
+def test_output_is_byte_identical_across_runs_and_input_orders() -> None:
+    request = request_from_module()
+    first = generate(request)
+    shuffled = plugin_pb2.CodeGeneratorRequest()
+    shuffled.CopyFrom(request)
+    # Same files, imports listed in another (still valid) order: output must not change.
+    files = list(request.proto_file)
+    target = files[-1]
+    del shuffled.proto_file[:]
+    shuffled.proto_file.extend(list(reversed(files[:-1])) + [target])
+    second = generate(shuffled)
+    assert first.SerializeToString(deterministic=True) == second.SerializeToString(deterministic=True)
+    assert [f.name for f in first.file] == sorted(f.name for f in first.file)
+
+
+def test_only_files_to_generate_are_emitted(tmp_path: Path) -> None:
+    request = compile_request(PROTO / "features" / "library.proto")
+    assert len(request.proto_file) > 1  # imports are indexed to resolve types
+    response = generate(request)
+    assert {f.name.split("/")[0] for f in response.file} == {"library_binding"}
+
+
+def test_plugin_bug_exits_nonzero_with_traceback_and_silent_stdout() -> None:
+    # A request naming a file it does not contain is not something protoc can send: the
+    # plugin treats it as its own bug, so it must crash loudly, not answer.
+    request = plugin_pb2.CodeGeneratorRequest(file_to_generate=["missing.proto"])
+    result = subprocess.run(
+        [plugin_executable()], input=request.SerializeToString(), capture_output=True, timeout=60
+    )
+    assert result.returncode != 0
+    assert b"Traceback" in result.stderr
+    assert result.stdout == b""
