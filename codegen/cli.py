@@ -232,11 +232,7 @@ def _route_rows(binding_file: BindingFile) -> list[dict[str, Any]]:
         query = (
             []
             if binding.body == "*"
-            else [
-                f.json_name
-                for f in method.query_fields
-                if f.json_name not in binding.path_json_names and f.json_name != binding.body
-            ]
+            else [p.json_name for p in method.query if p.json_name not in binding.path_json_names]
         )
         rows.append(
             {

@@ -8,6 +8,7 @@ carries the proto source location, taken from ``SourceCodeInfo`` where the input
 from __future__ import annotations
 
 import hashlib
+import keyword
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -175,6 +176,15 @@ class Enum:
     name: str
     values: tuple[EnumValue, ...]
     comment: str = ""
+    package: str = ""
+
+    @property
+    def by_number(self) -> tuple[EnumValue, ...]:
+        """One value per number, the first declared (what ProtoJSON prints for aliases)."""
+        seen: dict[int, EnumValue] = {}
+        for value in self.values:
+            seen.setdefault(value.number, value)
+        return tuple(seen.values())
 
 
 @dataclass(frozen=True)
@@ -185,6 +195,7 @@ class Message:
     name: str
     fields: tuple[Field, ...]
     comment: str = ""
+    package: str = ""
 
     @property
     def well_known(self) -> bool:
@@ -197,6 +208,130 @@ class Message:
             if name in (candidate.name, candidate.json_name):
                 return candidate
         return None
+
+
+# How each query-capable field type is read from and written to a query string.
+_SCALAR_CODECS = {
+    "double": "double",
+    "float": "float",
+    "bool": "bool",
+    "string": "string",
+    "bytes": "bytes",
+    "int32": "int32",
+    "sint32": "int32",
+    "sfixed32": "int32",
+    "uint32": "uint32",
+    "fixed32": "uint32",
+    "int64": "int64",
+    "sint64": "int64",
+    "sfixed64": "int64",
+    "uint64": "uint64",
+    "fixed64": "uint64",
+    "enum": "enum",
+}
+_MESSAGE_CODECS = {
+    "google.protobuf.Timestamp": "timestamp",
+    "google.protobuf.Duration": "duration",
+    "google.protobuf.FieldMask": "field_mask",
+    "google.protobuf.DoubleValue": "double",
+    "google.protobuf.FloatValue": "float",
+    "google.protobuf.Int64Value": "int64",
+    "google.protobuf.UInt64Value": "uint64",
+    "google.protobuf.Int32Value": "int32",
+    "google.protobuf.UInt32Value": "uint32",
+    "google.protobuf.BoolValue": "bool",
+    "google.protobuf.StringValue": "string",
+    "google.protobuf.BytesValue": "bytes",
+}
+# Python annotations of ProtoJSON values: 64-bit integers are strings, and so are the
+# non-finite floats ("NaN", "Infinity", "-Infinity").
+_SCALAR_PYTHON_TYPES = {
+    "double": "float | str",
+    "float": "float | str",
+    "bool": "bool",
+    "string": "str",
+    "bytes": "str",
+    "int32": "int",
+    "sint32": "int",
+    "sfixed32": "int",
+    "uint32": "int",
+    "fixed32": "int",
+    "int64": "str",
+    "sint64": "str",
+    "sfixed64": "str",
+    "uint64": "str",
+    "fixed64": "str",
+}
+_WKT_PYTHON_TYPES = {
+    "google.protobuf.Timestamp": "str",
+    "google.protobuf.Duration": "str",
+    "google.protobuf.FieldMask": "str",
+    "google.protobuf.Struct": "dict[str, Any]",
+    "google.protobuf.Value": "Any",
+    "google.protobuf.ListValue": "list[Any]",
+    "google.protobuf.Any": "dict[str, Any]",
+    "google.protobuf.Empty": "dict[str, Any]",
+    "google.protobuf.DoubleValue": "float | str",
+    "google.protobuf.FloatValue": "float | str",
+    "google.protobuf.Int64Value": "str",
+    "google.protobuf.UInt64Value": "str",
+    "google.protobuf.Int32Value": "int",
+    "google.protobuf.UInt32Value": "int",
+    "google.protobuf.BoolValue": "bool",
+    "google.protobuf.StringValue": "str",
+    "google.protobuf.BytesValue": "str",
+}
+# Names the generated modules import; a message or enum with such a name gets a "_".
+_RESERVED_NAMES = frozenset({"Any", "Literal", "TypedDict", "annotations", "messages"})
+
+# ProtoJSON shapes that have no query-string form (http.proto allows only scalars).
+_NO_QUERY_FORM = frozenset(
+    {
+        "google.protobuf.Struct",
+        "google.protobuf.Value",
+        "google.protobuf.ListValue",
+        "google.protobuf.Any",
+        "google.protobuf.Empty",
+    }
+)
+
+
+def query_codec(field: Field) -> str | None:
+    """The query codec of a field's type, or None for a message without a scalar form."""
+    if field.kind == "message":
+        return _MESSAGE_CODECS.get(field.type_name)
+    return _SCALAR_CODECS[field.kind]
+
+
+@dataclass(frozen=True)
+class QueryParam:
+    """One query parameter of an rpc: a scalar, enum or well-known-scalar field, possibly
+    inside singular nested messages (``config.pageSize``)."""
+
+    json_path: tuple[str, ...]
+    proto_path: tuple[str, ...]
+    codec: str  # int32, uint32, int64, uint64, float, double, bool, string, bytes, enum,
+    # timestamp, duration, field_mask
+    repeated: bool
+    enum: Enum | None
+    oneof: str | None  # the oneof it belongs to, qualified by its parent path
+
+    @property
+    def json_name(self) -> str:
+        """The dotted json name ``encode`` writes, e.g. ``config.pageSize``."""
+        return ".".join(self.json_path)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every spelling ``decode`` accepts: json or proto name at each level."""
+        spellings = [""]
+        for json_part, proto_part in zip(self.json_path, self.proto_path):
+            spellings = [
+                f"{prefix}.{part}" if prefix else part
+                for prefix in spellings
+                for part in dict.fromkeys((json_part, proto_part))
+            ]
+        return tuple(dict.fromkeys(spellings))
 
 
 @dataclass(frozen=True)
@@ -271,6 +406,22 @@ class Method:
     bindings: tuple[Binding, ...]
     location: SourceLocation
     comment: str = ""
+    query: tuple[QueryParam, ...] = ()
+
+    @property
+    def has_query(self) -> bool:
+        """True when some route of the rpc can carry a query string (no ``body: "*"``)."""
+        return any(binding.body != "*" for binding in self.bindings)
+
+    @property
+    def query_by_field(self) -> tuple[tuple[Field, tuple[QueryParam, ...]], ...]:
+        """Top-level request fields that reach the query, each with its parameters."""
+        grouped: list[tuple[Field, tuple[QueryParam, ...]]] = []
+        for field in self.request.fields:
+            params = tuple(p for p in self.query if p.proto_path[0] == field.name)
+            if params:
+                grouped.append((field, params))
+        return tuple(grouped)
 
     @property
     def client_binding(self) -> Binding:
@@ -294,22 +445,6 @@ class Method:
             ):
                 return binding
         return None
-
-    @property
-    def query_fields(self) -> tuple[Field, ...]:
-        """Request fields that may travel in the query string: not bound by the path of
-        every route, not the body field; empty when every route takes the whole body."""
-        if all(binding.body == "*" for binding in self.bindings):
-            return ()
-        always_bound = set.intersection(
-            *({pf.proto_path[0] for pf in b.path_fields} for b in self.bindings)
-        )
-        body_fields = {b.body for b in self.bindings if b.body not in (None, "*")}
-        return tuple(
-            f
-            for f in self.request.fields
-            if f.name not in always_bound and f.json_name not in body_fields
-        )
 
 
 @dataclass(frozen=True)
@@ -360,6 +495,63 @@ class BindingFile:
     generator_version: str
     tenant_field: str  # json name of the request field the tenant routes bind
     overlaps: tuple[Overlap, ...] = ()
+    python_names: tuple[tuple[str, str], ...] = ()  # full proto name -> Python identifier
+
+    def python_name(self, full_name: str) -> str:
+        """The identifier of a message's TypedDict or an enum's Literal alias."""
+        for name, python in self.python_names:
+            if name == full_name:
+                return python
+        raise KeyError(full_name)
+
+    def python_type(self, field: Field, prefix: str = "") -> str:
+        """The annotation of a field's ProtoJSON value; ``prefix`` qualifies names defined
+        in messages.py (``"messages."`` from the other modules)."""
+        if field.map_value is not None:
+            return f"dict[str, {self.python_type(field.map_value, prefix)}]"
+        single = self._element_type(field, prefix)
+        return f"list[{single}]" if field.repeated else single
+
+    def _element_type(self, field: Field, prefix: str) -> str:
+        if field.kind == "enum":
+            return prefix + self.python_name(field.type_name)
+        if field.kind == "message":
+            wkt = _WKT_PYTHON_TYPES.get(field.type_name)
+            return wkt if wkt is not None else prefix + self.python_name(field.type_name)
+        return _SCALAR_PYTHON_TYPES[field.kind]
+
+    @property
+    def value_codecs(self) -> tuple[str, ...]:
+        """Every query codec used by a query parameter or a typed path field, sorted."""
+        codecs = {p.codec for m in self.methods for p in m.query}
+        for _, binding in self.routes:
+            for path_field in binding.path_fields:
+                codec = query_codec(path_field.field)
+                if codec is not None:
+                    codecs.add(codec)
+        return tuple(sorted(codecs))
+
+    @property
+    def typed_path_fields(self) -> tuple[tuple[Binding, PathField, str], ...]:
+        """Path fields whose value is not a plain string, with their query codec."""
+        found = []
+        for _, binding in self.routes:
+            for path_field in binding.path_fields:
+                codec = query_codec(path_field.field)
+                if codec not in (None, "string"):
+                    found.append((binding, path_field, codec or ""))
+        return tuple(found)
+
+    @property
+    def query_enums(self) -> tuple[Enum, ...]:
+        """Enums read from a query or a path, sorted by full name."""
+        found = {p.enum.full_name: p.enum for m in self.methods for p in m.query if p.enum}
+        for _, binding in self.routes:
+            for path_field in binding.path_fields:
+                if path_field.field.kind == "enum":
+                    enum = self.enum(path_field.field.type_name)
+                    found[enum.full_name] = enum
+        return tuple(found[name] for name in sorted(found))
 
     @property
     def methods(self) -> tuple[Method, ...]:
@@ -493,6 +685,7 @@ class _Index:
             str, tuple[descriptor_pb2.DescriptorProto, _SourceInfo, tuple[int, ...]]
         ] = {}
         self.syntax: dict[str, str] = {}
+        self.package: dict[str, str] = {}
         self.enums: dict[
             str, tuple[descriptor_pb2.EnumDescriptorProto, _SourceInfo, tuple[int, ...]]
         ] = {}
@@ -505,6 +698,7 @@ class _Index:
                 self._add_message(prefix, message, info, (_FILE_MESSAGE, i))
             for i, enum in enumerate(file.enum_type):
                 self.enums[prefix + enum.name] = (enum, info, (_FILE_ENUM, i))
+                self.package[prefix + enum.name] = file.package
         self._built: dict[str, Message] = {}
 
     def _add_message(
@@ -517,10 +711,12 @@ class _Index:
         full_name = prefix + message.name
         self.messages[full_name] = (message, info, path)
         self.syntax[full_name] = self.files[info.file].syntax or "proto2"
+        self.package[full_name] = self.files[info.file].package
         for i, nested in enumerate(message.nested_type):
             self._add_message(full_name + ".", nested, info, path + (_MESSAGE_NESTED, i))
         for i, enum in enumerate(message.enum_type):
             self.enums[full_name + "." + enum.name] = (enum, info, path + (_MESSAGE_ENUM, i))
+            self.package[full_name + "." + enum.name] = self.files[info.file].package
 
     def message(self, full_name: str) -> Message:
         built = self._built.get(full_name)
@@ -531,14 +727,16 @@ class _Index:
                 self._field(descriptor, f, syntax, info.comment(path + (_MESSAGE_FIELD, i)))
                 for i, f in enumerate(descriptor.field)
             )
-            built = Message(full_name, descriptor.name, fields, info.comment(path))
+            built = Message(
+                full_name, descriptor.name, fields, info.comment(path), self.package[full_name]
+            )
             self._built[full_name] = built
         return built
 
     def enum(self, full_name: str) -> Enum:
         descriptor, info, path = self.enums[full_name]
         values = tuple(EnumValue(v.name, v.number) for v in descriptor.value)
-        return Enum(full_name, descriptor.name, values, info.comment(path))
+        return Enum(full_name, descriptor.name, values, info.comment(path), self.package[full_name])
 
     def _field(
         self,
@@ -711,6 +909,7 @@ class _ServiceBuilder:
         bindings = self.link_tenant_variants(descriptor.name, request, bindings)
         if a2a:
             bindings = _with_subscribe_aliases(bindings)
+        query = self.query_params(request, bindings)
         return Method(
             descriptor.name,
             service,
@@ -721,6 +920,7 @@ class _ServiceBuilder:
             tuple(bindings),
             location,
             self.info.comment(path),
+            query,
         )
 
     def error(self, path: Sequence[int], rpc: str | None, message: str) -> None:
@@ -801,6 +1001,46 @@ class _ServiceBuilder:
             alias=False,
             location=self.info.location(verb_path),
         )
+
+    def query_params(self, request: Message, bindings: list[Binding]) -> tuple[QueryParam, ...]:
+        """The parameters a query string may set: every scalar-like field, through singular
+        nested messages, except body fields. Path-bound fields are included so that a
+        query value that contradicts the path is caught, not ignored. Maps, repeated
+        messages and Struct-like types have no query form."""
+        if all(binding.body == "*" for binding in bindings):
+            return ()
+        body_fields = {b.body for b in bindings if b.body not in (None, "*")}
+        params: list[QueryParam] = []
+
+        def walk(
+            message: Message,
+            json_prefix: tuple[str, ...],
+            proto_prefix: tuple[str, ...],
+            visiting: frozenset[str],
+        ) -> None:
+            for field in message.fields:
+                json_path = json_prefix + (field.json_name,)
+                proto_path = proto_prefix + (field.name,)
+                if (not proto_prefix and field.json_name in body_fields) or field.is_map:
+                    continue
+                codec = query_codec(field)
+                if codec is not None:
+                    enum = self.index.enum(field.type_name) if field.kind == "enum" else None
+                    oneof = f"{'.'.join(json_prefix)}:{field.oneof}" if field.oneof else None
+                    params.append(
+                        QueryParam(json_path, proto_path, codec, field.repeated, enum, oneof)
+                    )
+                elif (
+                    field.kind == "message"
+                    and not field.repeated
+                    and field.type_name not in _NO_QUERY_FORM
+                    and field.type_name not in visiting
+                ):
+                    nested = self.index.message(field.type_name)
+                    walk(nested, json_path, proto_path, visiting | {field.type_name})
+
+        walk(request, (), (), frozenset({request.full_name}))
+        return tuple(params)
 
     def resolve_path_field(
         self, request: Message, field_path: tuple[str, ...]
@@ -1017,6 +1257,7 @@ def build_files(request: plugin_pb2.CodeGeneratorRequest, options: Options) -> G
         if options.ambiguity == "error":
             errors.extend(overlap.diagnostic for overlap in overlaps)
         messages, enums = _reachable(index, services)
+        names = _python_names(messages, enums)
         stem = name.rsplit("/", 1)[-1].removesuffix(".proto")
         results.append(
             BindingFile(
@@ -1030,6 +1271,7 @@ def build_files(request: plugin_pb2.CodeGeneratorRequest, options: Options) -> G
                 generator_version=__version__,
                 tenant_field=_json_name(options.tenant_field or "tenant"),
                 overlaps=tuple(overlaps),
+                python_names=names,
             )
         )
         if options.ambiguity == "warn":
@@ -1037,6 +1279,33 @@ def build_files(request: plugin_pb2.CodeGeneratorRequest, options: Options) -> G
     if errors:
         raise GenerationError(errors)
     return Generation(tuple(results), tuple(warnings))
+
+
+def _python_names(
+    messages: Sequence[Message], enums: Sequence[Enum]
+) -> tuple[tuple[str, str], ...]:
+    """A unique identifier for every non-well-known message and every enum: the name
+    inside its package with ``_`` for nesting (``Task_Status``); on a clash between
+    packages, the package is prefixed too."""
+    named = [(m.full_name, m.package) for m in messages if not m.well_known]
+    named += [(e.full_name, e.package) for e in enums]
+
+    def local(full_name: str, package: str) -> str:
+        relative = full_name[len(package) + 1 :] if package else full_name
+        return relative.replace(".", "_")
+
+    counts: dict[str, int] = {}
+    for full_name, package in named:
+        counts[local(full_name, package)] = counts.get(local(full_name, package), 0) + 1
+    result = []
+    for full_name, package in sorted(named):
+        name = local(full_name, package)
+        if counts[name] > 1:
+            name = full_name.replace(".", "_")
+        if name in _RESERVED_NAMES or keyword.iskeyword(name):
+            name += "_"
+        result.append((full_name, name))
+    return tuple(result)
 
 
 def _module_name(stem: str) -> str:

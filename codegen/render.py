@@ -7,6 +7,7 @@ inputs are iterated in model order (sorted or declaration order), nothing reads 
 from __future__ import annotations
 
 import functools
+import keyword
 from pathlib import Path
 
 import black
@@ -19,11 +20,9 @@ from codegen.model import BindingFile
 __all__ = ["RenderError", "render_file", "template_dir", "MODULES"]
 
 # One template per emitted module, in the order they are written.
-MODULES = ("__init__.py", "routes.py", "query.py", "jsonrpc.py")
+MODULES = ("__init__.py", "routes.py", "query.py", "jsonrpc.py", "messages.py")
 
-_BLACK_MODE = Mode(
-    target_versions={TargetVersion.PY310}, line_length=88, magic_trailing_comma=True
-)
+_BLACK_MODE = Mode(target_versions={TargetVersion.PY310}, line_length=88, magic_trailing_comma=True)
 
 
 class RenderError(RuntimeError):
@@ -53,7 +52,24 @@ def _environment() -> jinja2.Environment:
     env.filters["py"] = _python_literal
     env.filters["docstring"] = _docstring
     env.filters["tuple_"] = tuple
+    env.filters["snake"] = _snake_case
+    env.tests["identifier"] = _is_identifier
     return env
+
+
+def _snake_case(name: str) -> str:
+    """``GetTaskPushNotificationConfig`` -> ``get_task_push_notification_config``."""
+    out: list[str] = []
+    for i, char in enumerate(name):
+        if char.isupper() and i and (not name[i - 1].isupper() or name[i + 1 : i + 2].islower()):
+            if name[i - 1] != "_":
+                out.append("_")
+        out.append(char.lower())
+    return "".join(out)
+
+
+def _is_identifier(text: str) -> bool:
+    return text.isidentifier() and not keyword.iskeyword(text)
 
 
 def _python_literal(value: object) -> str:

@@ -69,7 +69,7 @@ def load_package(tmp_path: Path) -> Iterator[Callable[..., ModuleType]]:
             sys.path.insert(0, str(tmp_path))
             added.append(str(tmp_path))
         package = importlib.import_module(name)
-        for sub in ("routes", "query", "jsonrpc"):
+        for sub in ("routes", "query", "jsonrpc", "messages"):
             importlib.import_module(f"{name}.{sub}")
         return package
 
@@ -84,7 +84,7 @@ def a2a() -> ModuleType:
     sys.path.insert(0, str(GENERATED))
     try:
         package = importlib.import_module("a2a_binding")
-        for sub in ("routes", "query", "jsonrpc"):
+        for sub in ("routes", "query", "jsonrpc", "messages"):
             importlib.import_module(f"a2a_binding.{sub}")
     finally:
         sys.path.remove(str(GENERATED))

@@ -42,6 +42,7 @@ def test_protoc_writes_the_package_for_the_upstream_proto(tmp_path: Path) -> Non
     assert sorted(_files(tmp_path)) == [
         "a2a_binding/__init__.py",
         "a2a_binding/jsonrpc.py",
+        "a2a_binding/messages.py",
         "a2a_binding/py.typed",
         "a2a_binding/query.py",
         "a2a_binding/routes.py",

@@ -41,6 +41,6 @@ def test_wheel_installs_a_working_protoc_plugin(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     names = sorted(p.name for p in (out / "a2a_binding").iterdir())
-    assert names == ["__init__.py", "jsonrpc.py", "py.typed", "query.py", "routes.py"]
+    assert names == ["__init__.py", "jsonrpc.py", "messages.py", "py.typed", "query.py", "routes.py"]
     cli = subprocess.run([str(env_dir / "bin" / "a2a-codegen"), "--help"], capture_output=True, text=True, timeout=60)
     assert cli.returncode == 0 and "generate" in cli.stdout

@@ -13,24 +13,30 @@ Only the standard library is imported. Vendor this folder as it is; regenerate i
 than editing it.
 """
 
+from .query import QueryError
 from .routes import (
     ROUTES,
     HttpRequest,
     Match,
     Route,
+    RouteNotFound,
     RpcName,
     allowed_verbs,
     build,
     match,
+    transcode,
 )
 
 __all__ = [
     "ROUTES",
     "HttpRequest",
     "Match",
+    "QueryError",
     "Route",
+    "RouteNotFound",
     "RpcName",
     "allowed_verbs",
     "build",
     "match",
+    "transcode",
 ]

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, overload
 from urllib.parse import quote, unquote, unquote_to_bytes
 
-from . import query
+from . import messages, query
 
 __all__ = [
     "ACCEPTED_CONTENT_TYPES",
@@ -28,12 +28,14 @@ __all__ = [
     "Match",
     "ROUTES",
     "Route",
+    "RouteNotFound",
     "RpcName",
     "TENANT_VARIANTS",
     "agent_card_tenant",
     "allowed_verbs",
     "build",
     "match",
+    "transcode",
 ]
 
 RpcName = Literal[
@@ -1007,8 +1009,107 @@ def _pop_field(fields: dict[str, Any], json_path: tuple[str, ...]) -> object:
     return fields.pop(json_path[0], None)
 
 
+@overload
 def build(
-    rpc: RpcName, request: Mapping[str, Any], *, tenant: str | None = None
+    rpc: Literal["SendMessage"],
+    request: messages.SendMessageRequest,
+    *,
+    tenant: str | None = None,
+) -> HttpRequest: ...
+
+
+@overload
+def build(
+    rpc: Literal["SendStreamingMessage"],
+    request: messages.SendMessageRequest,
+    *,
+    tenant: str | None = None,
+) -> HttpRequest: ...
+
+
+@overload
+def build(
+    rpc: Literal["GetTask"],
+    request: messages.GetTaskRequest,
+    *,
+    tenant: str | None = None,
+) -> HttpRequest: ...
+
+
+@overload
+def build(
+    rpc: Literal["ListTasks"],
+    request: messages.ListTasksRequest,
+    *,
+    tenant: str | None = None,
+) -> HttpRequest: ...
+
+
+@overload
+def build(
+    rpc: Literal["CancelTask"],
+    request: messages.CancelTaskRequest,
+    *,
+    tenant: str | None = None,
+) -> HttpRequest: ...
+
+
+@overload
+def build(
+    rpc: Literal["SubscribeToTask"],
+    request: messages.SubscribeToTaskRequest,
+    *,
+    tenant: str | None = None,
+) -> HttpRequest: ...
+
+
+@overload
+def build(
+    rpc: Literal["CreateTaskPushNotificationConfig"],
+    request: messages.TaskPushNotificationConfig,
+    *,
+    tenant: str | None = None,
+) -> HttpRequest: ...
+
+
+@overload
+def build(
+    rpc: Literal["GetTaskPushNotificationConfig"],
+    request: messages.GetTaskPushNotificationConfigRequest,
+    *,
+    tenant: str | None = None,
+) -> HttpRequest: ...
+
+
+@overload
+def build(
+    rpc: Literal["ListTaskPushNotificationConfigs"],
+    request: messages.ListTaskPushNotificationConfigsRequest,
+    *,
+    tenant: str | None = None,
+) -> HttpRequest: ...
+
+
+@overload
+def build(
+    rpc: Literal["GetExtendedAgentCard"],
+    request: messages.GetExtendedAgentCardRequest,
+    *,
+    tenant: str | None = None,
+) -> HttpRequest: ...
+
+
+@overload
+def build(
+    rpc: Literal["DeleteTaskPushNotificationConfig"],
+    request: messages.DeleteTaskPushNotificationConfigRequest,
+    *,
+    tenant: str | None = None,
+) -> HttpRequest: ...
+
+
+def build(
+    rpc: str, request: Mapping[str, Any], *, tenant: str | None = None
 ) -> HttpRequest:
     """The HTTP request a client sends for ``rpc`` with ``request`` (a ProtoJSON dict).
 
@@ -1071,4 +1172,87 @@ def build(
     if route.body is not None:
         value = fields.pop(route.body, None)
         body = dict(value) if isinstance(value, Mapping) else {}
-    return HttpRequest(route.verb, path, query.encode(rpc, fields), body)
+    return HttpRequest(route.verb, path, query.ENCODERS[rpc](fields), body)
+
+
+class RouteNotFound(LookupError):
+    """No route for a verb and path: a 404 when ``allowed_verbs`` is empty, otherwise a
+    405 whose Allow header lists them."""
+
+    def __init__(self, verb: str, raw_path: str, allowed_verbs: frozenset[str]) -> None:
+        if allowed_verbs:
+            reason = f"{verb} is not allowed here (allowed: {', '.join(sorted(allowed_verbs))})"
+        else:
+            reason = "no route has this path"
+        super().__init__(f"{verb} {raw_path}: {reason}")
+        self.verb = verb
+        self.raw_path = raw_path
+        self.allowed_verbs = allowed_verbs
+
+    @property
+    def status(self) -> int:
+        """The HTTP status to answer with: 404 or 405."""
+        return 405 if self.allowed_verbs else 404
+
+
+def _merge(request: dict[str, Any], field: str, value: object, text: str) -> None:
+    """Put a path value into the request; a different non-default value already there
+    (from the query or the body) is an error, never silently overwritten."""
+    target = request
+    keys = field.split(".")
+    for key in keys[:-1]:
+        child = target.get(key)
+        target[key] = target = dict(child) if isinstance(child, Mapping) else {}
+    previous = target.get(keys[-1])
+    if previous is not None and previous != value and previous not in ("", 0):
+        raise query.QueryError(
+            field, text, f"the path gives {value!r} but the request gives {previous!r}"
+        )
+    target[keys[-1]] = value
+
+
+def transcode(
+    verb: str,
+    raw_path: str,
+    query_string: query.QueryInput = "",
+    body: object = None,
+    *,
+    unknown: query.Unknown = "ignore",
+    max_pairs: int = query.MAX_QUERY_PAIRS,
+) -> tuple[Route, dict[str, Any]]:
+    """The route of a received request and its ProtoJSON request dict, ready for
+    ``google.protobuf.json_format.ParseDict``.
+
+    ``query_string`` is the raw query (or decoded pairs), ``body`` the decoded JSON body
+    or None. Path values, the query and the body are merged per the route's rule: for
+    ``body: "*"`` the body is the request and the query may name no field; for a field
+    body the body is that field; otherwise the query holds the fields. Raises
+    ``RouteNotFound`` (404/405), ``QueryError`` for a bad value or a field given twice
+    with different values, ``ValueError`` for a body the route does not take.
+    """
+    found = match(verb, raw_path)
+    if found is None:
+        raise RouteNotFound(verb, raw_path, allowed_verbs(raw_path))
+    route = found.route
+    if body is not None and not isinstance(body, Mapping):
+        raise ValueError(
+            f"{route.verb} {route.template}: the body must be a JSON object"
+        )
+    request: dict[str, Any]
+    if route.body == "*":
+        query.reject_fields(
+            route.rpc, query_string, unknown=unknown, max_pairs=max_pairs
+        )
+        request = dict(body) if body is not None else {}
+    else:
+        decoded = query.DECODERS[route.rpc](
+            query_string, unknown=unknown, max_pairs=max_pairs
+        )
+        request = dict(decoded)
+        if route.body is not None:
+            request[route.body] = dict(body) if body is not None else {}
+        elif body:
+            raise ValueError(f"{route.verb} {route.template} takes no body")
+    for field, text in found.params.items():
+        _merge(request, field, text, text)
+    return route, request
