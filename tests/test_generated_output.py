@@ -47,6 +47,7 @@ def _outputs(tmp_path: Path) -> list[Path]:
         (PROTO / "features" / "tenancy.proto", "tenant_field=tenant"),
         (PROTO / "features" / "legacy.proto", ""),
         (PROTO / "features" / "editions.proto", ""),
+        (PROTO / "features" / "scalars.proto", ""),
     ]:
         response, _ = run_plugin(proto, parameter)
         assert not response.error, response.error

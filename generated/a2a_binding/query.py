@@ -326,10 +326,10 @@ def decode_get_task(
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
             text = _text(field, value, raw)
-            _set(result, "tenant", _string(field, text), field, text)
+            _set(result, "tenant", text, field, text)
         elif field == "id":
             text = _text(field, value, raw)
-            _set(result, "id", _string(field, text), field, text)
+            _set(result, "id", text, field, text)
         elif field == "historyLength":
             text = _text(field, value, raw)
             _set(result, "historyLength", _int32(field, text), field, text)
@@ -402,10 +402,10 @@ def decode_list_tasks(
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
             text = _text(field, value, raw)
-            _set(result, "tenant", _string(field, text), field, text)
+            _set(result, "tenant", text, field, text)
         elif field == "contextId":
             text = _text(field, value, raw)
-            _set(result, "contextId", _string(field, text), field, text)
+            _set(result, "contextId", text, field, text)
         elif field == "status":
             text = _text(field, value, raw)
             _set(
@@ -420,7 +420,7 @@ def decode_list_tasks(
             _set(result, "pageSize", _int32(field, text), field, text)
         elif field == "pageToken":
             text = _text(field, value, raw)
-            _set(result, "pageToken", _string(field, text), field, text)
+            _set(result, "pageToken", text, field, text)
         elif field == "historyLength":
             text = _text(field, value, raw)
             _set(result, "historyLength", _int32(field, text), field, text)
@@ -494,10 +494,10 @@ def decode_subscribe_to_task(
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
             text = _text(field, value, raw)
-            _set(result, "tenant", _string(field, text), field, text)
+            _set(result, "tenant", text, field, text)
         elif field == "id":
             text = _text(field, value, raw)
-            _set(result, "id", _string(field, text), field, text)
+            _set(result, "id", text, field, text)
     return cast(SubscribeToTaskQuery, result)
 
 
@@ -544,13 +544,13 @@ def decode_get_task_push_notification_config(
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
             text = _text(field, value, raw)
-            _set(result, "tenant", _string(field, text), field, text)
+            _set(result, "tenant", text, field, text)
         elif field == "taskId":
             text = _text(field, value, raw)
-            _set(result, "taskId", _string(field, text), field, text)
+            _set(result, "taskId", text, field, text)
         elif field == "id":
             text = _text(field, value, raw)
-            _set(result, "id", _string(field, text), field, text)
+            _set(result, "id", text, field, text)
     return cast(GetTaskPushNotificationConfigQuery, result)
 
 
@@ -611,16 +611,16 @@ def decode_list_task_push_notification_configs(
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
             text = _text(field, value, raw)
-            _set(result, "tenant", _string(field, text), field, text)
+            _set(result, "tenant", text, field, text)
         elif field == "taskId":
             text = _text(field, value, raw)
-            _set(result, "taskId", _string(field, text), field, text)
+            _set(result, "taskId", text, field, text)
         elif field == "pageSize":
             text = _text(field, value, raw)
             _set(result, "pageSize", _int32(field, text), field, text)
         elif field == "pageToken":
             text = _text(field, value, raw)
-            _set(result, "pageToken", _string(field, text), field, text)
+            _set(result, "pageToken", text, field, text)
     return cast(ListTaskPushNotificationConfigsQuery, result)
 
 
@@ -672,7 +672,7 @@ def decode_get_extended_agent_card(
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
             text = _text(field, value, raw)
-            _set(result, "tenant", _string(field, text), field, text)
+            _set(result, "tenant", text, field, text)
     return cast(GetExtendedAgentCardQuery, result)
 
 
@@ -716,13 +716,13 @@ def decode_delete_task_push_notification_config(
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
             text = _text(field, value, raw)
-            _set(result, "tenant", _string(field, text), field, text)
+            _set(result, "tenant", text, field, text)
         elif field == "taskId":
             text = _text(field, value, raw)
-            _set(result, "taskId", _string(field, text), field, text)
+            _set(result, "taskId", text, field, text)
         elif field == "id":
             text = _text(field, value, raw)
-            _set(result, "id", _string(field, text), field, text)
+            _set(result, "id", text, field, text)
     return cast(DeleteTaskPushNotificationConfigQuery, result)
 
 
