@@ -1,0 +1,60 @@
+"""The generated Literal overloads let mypy --strict catch wrong request shapes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import GENERATED
+
+GOOD = '''
+from a2a_binding import jsonrpc, query, routes
+
+built = routes.build("GetTask", {"id": "x", "historyLength": 2})
+listed = routes.build("ListTasks", {"status": "TASK_STATE_WORKING", "pageSize": 5}, tenant="t1")
+decoded = query.decode("ListTasks", "pageSize=5")
+size: int = decoded.get("pageSize", 0)
+pairs = query.encode("GetTask", {"historyLength": 1})
+path, envelope = jsonrpc.request("CancelTask", {"id": "x"}, 1)
+'''
+
+BAD = '''
+from a2a_binding import jsonrpc, messages, query, routes
+
+routes.build("GetTask", {"taskId": "x"})
+routes.build("ListTasks", {"status": "WORKING"})
+routes.build("NoSuchRpc", {})
+decoded = query.decode("ListTasks", "")
+text: str = decoded["pageSize"]
+jsonrpc.request("GetTask", {"taskId": "x"}, 1)
+request: messages.GetTaskRequest = {"taskId": "x"}
+'''
+
+
+def _mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    snippet = tmp_path / "snippet.py"
+    snippet.write_text(source)
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy"),
+         str(snippet)],
+        capture_output=True, text=True, timeout=300, cwd=GENERATED,
+        env={"MYPYPATH": str(GENERATED), "PATH": ""},
+    )
+
+
+def test_mypy_accepts_well_typed_calls(tmp_path: Path) -> None:
+    result = _mypy(tmp_path, GOOD)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_rejects_wrong_requests(tmp_path: Path) -> None:
+    result = _mypy(tmp_path, BAD)
+    assert result.returncode == 1
+    out = result.stdout
+    lines = {int(line.split(":")[1]) for line in out.splitlines() if ": error:" in line}
+    assert lines == {4, 5, 6, 8, 9, 10}, out
+    assert '4: error: No overload variant of "build" matches argument types "str", "dict[str, str]"' in out
+    assert '9: error: No overload variant of "request" matches' in out
+    assert '8: error: Incompatible types in assignment (expression has type "int", variable has type "str")' in out
+    assert '10: error: Extra key "taskId" for TypedDict "GetTaskRequest"' in out
