@@ -25,6 +25,7 @@ from codegen.inputs import (
     request_from_module,
     request_from_protos,
 )
+from codegen.diff import diff_files, format_changes
 from codegen.model import BindingFile, GenerationError, build_files
 from codegen.options import OptionError, Options
 from codegen.plugin import generate as run_plugin
@@ -224,6 +225,51 @@ def routes(fmt: str, **inputs: Any) -> None:
     """
     for binding_file in _model(_request(**inputs, quiet=True)):
         click.echo(format_routes(binding_file, fmt))
+
+
+def _load_version(spec: str, includes: tuple[str, ...], opts: tuple[str, ...]) -> list[BindingFile]:
+    """One side of a diff: a .proto file, a descriptor set file, or a module name."""
+    parameter = ",".join(opts + ("ambiguity=ignore",))
+    path = Path(spec)
+    try:
+        if path.suffix == ".proto":
+            request = request_from_protos([spec], includes, parameter)
+        elif path.is_file():
+            request = request_from_descriptor_set(path, (), parameter)
+        elif all(part.isidentifier() for part in spec.split(".")):
+            request = request_from_module(spec, parameter)
+        else:
+            raise InputError(f"{spec}: no such file, and not a module name")
+    except InputError as exc:
+        raise CliError(str(exc)) from exc
+    return _model(request)
+
+
+@main.command()
+@click.argument("old")
+@click.argument("new")
+@click.option("-I", "--include", "includes", multiple=True, type=click.Path(file_okay=False),
+              help="Import path for protoc, for .proto inputs.")
+@click.option("--opt", "opts", multiple=True, metavar="KEY=VALUE", help="A plugin option for both sides.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
+              show_default=True)
+@click.option("--fail-on", type=click.Choice(["breaking", "any", "never"]), default="breaking",
+              show_default=True, help="Which changes make the exit status 1.")
+def diff(old: str, new: str, includes: tuple[str, ...], opts: tuple[str, ...], fmt: str, fail_on: str) -> None:
+    """Report what changed between two versions of a service's bindings.
+
+    OLD and NEW are each a .proto file, a descriptor set (protoc -o / buf build -o) or a
+    compiled module name. Every change is marked breaking or compatible.
+
+    \b
+    Examples:
+      a2a-codegen diff spec/v1.0.0/a2a.proto spec/v1.0.1/a2a.proto
+      a2a-codegen diff old.pb a2a.types.a2a_pb2 --format markdown --fail-on any
+    """
+    changes = diff_files(_load_version(old, includes, opts), _load_version(new, includes, opts))
+    click.echo(format_changes(changes, fmt, old, new))
+    if (fail_on == "breaking" and any(c.breaking for c in changes)) or (fail_on == "any" and changes):
+        sys.exit(1)
 
 
 def _route_rows(binding_file: BindingFile) -> list[dict[str, Any]]:

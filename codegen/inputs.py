@@ -156,9 +156,9 @@ def request_from_protos(
 
     include_args = list(includes)
     for proto in protos:
-        parent = str(Path(proto).parent) or "."
         if not any(_is_within(proto, inc) for inc in include_args):
-            include_args.append(parent)
+            # First, so that a file of the same name under another -I cannot shadow it.
+            include_args.insert(0, str(Path(proto).parent))
     include_args += include_paths()
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, "set.pb")

@@ -1,0 +1,219 @@
+"""The a2a-codegen CLI: generate, check, diff, routes, and buf as a local plugin."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from codegen.cli import main
+from codegen.inputs import include_paths
+
+from .conftest import GENERATED, PROTO, plugin_executable, spec_proto
+from .test_plugin import protoc
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """The installed console script, as a build step runs it."""
+    exe = shutil.which("a2a-codegen", path=str(Path(sys.executable).parent))
+    assert exe
+    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=300)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    """Every file below root, leaving out caches that imports and tools leave behind."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not {"__pycache__", ".mypy_cache"} & set(p.parts)
+    }
+
+
+def test_generate_writes_exactly_what_protoc_writes(tmp_path: Path) -> None:
+    proto = spec_proto("v1.0.1")
+    assert protoc(proto, tmp_path / "protoc").returncode == 0
+    result = _cli("generate", str(proto), "-I", str(proto.parent), "-o", str(tmp_path / "cli"))
+    assert result.returncode == 0, result.stderr
+    assert _tree(tmp_path / "cli") == _tree(tmp_path / "protoc")
+
+
+def test_generate_from_descriptor_set_and_module(tmp_path: Path) -> None:
+    proto = spec_proto("v1.0.1")
+    descriptor_set = tmp_path / "a2a.pb"
+    compiled = subprocess.run(
+        [sys.executable, "-m", "grpc_tools.protoc", f"-I{proto.parent}", *[f"-I{p}" for p in include_paths()],
+         "--include_imports", "--include_source_info", f"-o{descriptor_set}", "a2a.proto"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert compiled.returncode == 0, compiled.stderr
+    assert protoc(proto, tmp_path / "protoc").returncode == 0
+    result = _cli("generate", "--descriptor-set", str(descriptor_set), "-o", str(tmp_path / "set"))
+    assert result.returncode == 0, result.stderr
+    assert _tree(tmp_path / "set") == _tree(tmp_path / "protoc")
+    module = _cli("generate", "--from-module", "a2a.types.a2a_pb2", "-o", str(tmp_path / "mod"),
+                  "--module", "a2a_binding")
+    assert module.returncode == 0, module.stderr
+    assert _tree(tmp_path / "mod") == _tree(GENERATED)
+
+
+def test_generate_without_input_uses_the_embedded_default(tmp_path: Path) -> None:
+    result = _cli("generate", "-o", str(tmp_path), "--module", "a2a_binding", "--print-routes")
+    assert result.returncode == 0, result.stderr
+    assert "using the embedded default (a2a.types.a2a_pb2 from a2a-sdk)" in result.stderr
+    assert _tree(tmp_path) == _tree(GENERATED)
+    assert "a2a_binding (a2a.proto): 24 routes" in result.stdout
+    assert "GET     /tasks/{id=*}" in result.stdout
+
+
+def test_generate_replaces_the_package_and_drops_stale_files(tmp_path: Path) -> None:
+    stale = tmp_path / "a2a_binding" / "old_module.py"
+    stale.parent.mkdir()
+    stale.write_text("# from an older generator\n")
+    neighbour = tmp_path / "other" / "keep.py"
+    neighbour.parent.mkdir()
+    neighbour.write_text("x = 1\n")
+    result = CliRunner().invoke(main, ["generate", "-o", str(tmp_path), "--module", "a2a_binding"])
+    assert result.exit_code == 0, result.output
+    assert not stale.exists()
+    assert neighbour.read_text() == "x = 1\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a2a_binding", "other"]  # no temp dirs left
+
+
+def test_check_fresh_stale_and_never_writes(tmp_path: Path) -> None:
+    shutil.copytree(GENERATED / "a2a_binding", tmp_path / "a2a_binding")
+    fresh = _cli("check", "-o", str(tmp_path), "--module", "a2a_binding")
+    assert fresh.returncode == 0, fresh.stderr
+    routes = tmp_path / "a2a_binding" / "routes.py"
+    routes.write_text(routes.read_text().replace('"/tasks/{id=*}"', '"/tasks/{task=*}"', 1))
+    (tmp_path / "a2a_binding" / "extra.py").write_text("x = 1\n")
+    before = _tree(tmp_path)
+    stale = _cli("check", "-o", str(tmp_path), "--module", "a2a_binding")
+    assert stale.returncode == 1
+    assert '-        template="/tasks/{task=*}",' in stale.stdout
+    assert '+        template="/tasks/{id=*}",' in stale.stdout
+    assert "a2a_binding/extra.py" in stale.stdout
+    assert "is stale" in stale.stderr
+    assert _tree(tmp_path) == before
+    missing = _cli("check", "-o", str(tmp_path / "nowhere"), "--module", "a2a_binding")
+    assert missing.returncode == 1 and not (tmp_path / "nowhere").exists()
+
+
+def test_diff_on_the_real_spec_versions(tmp_path: Path) -> None:
+    v030, rc, v100, v101 = (spec_proto(t) for t in ("v0.3.0", "v1.0.0-rc", "v1.0.0", "v1.0.1"))
+    first = _cli("diff", str(v030), str(rc), "--format", "json")
+    assert first.returncode == 1
+    report = json.loads(first.stdout)
+    descriptions = [f"{c['subject']}: {c['description']}" for c in report["changes"]]
+    # Every v0.3.0 route lost its /v1 prefix and its resource-name variable.
+    assert "rpc GetTask: GET /v1/{name=tasks/*}: template /v1/{name=tasks/*} -> /tasks/{id=*}" in descriptions
+    assert "rpc GetTask: GET /v1/{name=tasks/*}: path fields name -> id" in descriptions
+    assert "rpc SendMessage: POST /v1/message:send: template /v1/message:send -> /message:send" in descriptions
+    assert any(d.startswith("rpc TaskSubscription: renamed to SubscribeToTask") for d in descriptions)
+    assert any(d.startswith("rpc GetAgentCard: renamed to GetExtendedAgentCard") for d in descriptions)
+    assert "rpc ListTasks: added (and its JSON-RPC method)" in descriptions
+    # One per rpc that existed before, and the tenant variant of the POST :subscribe alias.
+    assert sum("tenant route" in d and "added" in d for d in descriptions) == 11
+    second = _cli("diff", str(rc), str(v100))
+    assert second.returncode == 1
+    assert "full name a2a.v1.A2AService -> lf.a2a.v1.A2AService" in second.stdout  # the package
+    assert "rpc ListTaskPushNotificationConfig: renamed to ListTaskPushNotificationConfigs" in second.stdout
+    assert "POST /tasks/{task_id=*}/pushNotificationConfigs: body config -> *" in second.stdout
+    assert "BREAKING" in second.stdout
+    third = _cli("diff", str(v100), str(v101))
+    assert third.returncode == 0
+    assert "no binding change" in third.stdout
+    assert _cli("diff", str(v100), str(v101), "--fail-on", "any").returncode == 0
+    markdown = _cli("diff", str(rc), str(v100), "--format", "markdown", "--fail-on", "never")
+    assert markdown.returncode == 0
+    assert "| **breaking** | A2AService |" in markdown.stdout
+
+
+def test_diff_compatible_changes_and_fail_on(tmp_path: Path) -> None:
+    old = PROTO / "features" / "tenancy.proto"
+    new = tmp_path / "tenancy.proto"
+    new.write_text(old.read_text().replace(
+        "  optional int32 version = 3;", "  optional int32 version = 3;\n  string note = 4;"))
+    result = _cli("diff", str(old), str(new), "-I", str(PROTO / "features"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "compatible  ItemService: rpc GetItem: query parameter note (string) added" in result.stdout
+    assert _cli("diff", str(old), str(new), "--fail-on", "any").returncode == 1
+    # The module form too: the embedded A2A default against itself.
+    same = _cli("diff", "a2a.types.a2a_pb2", "a2a.types.a2a_pb2")
+    assert same.returncode == 0 and "no binding change" in same.stdout
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
+def test_routes_command(fmt: str) -> None:
+    result = CliRunner().invoke(main, ["routes", "--format", fmt])
+    assert result.exit_code == 0, result.output
+    if fmt == "json":
+        table = json.loads(result.stdout)
+        assert len(table["routes"]) == 24
+        row = next(r for r in table["routes"] if r["path"] == "/tasks" and not r["tenant"])
+        assert row["query_fields"] == ["tenant", "contextId", "status", "pageSize", "pageToken",
+                                       "historyLength", "statusTimestampAfter", "includeArtifacts"]
+        assert {"first": "GET /tasks/{id=*}", "second": "GET /{tenant}/tasks", "example": "/tasks/tasks"} in table["overlaps"]
+    elif fmt == "markdown":
+        assert "| GET | `/tasks/{id=*}` | GetTask |" in result.stdout
+        assert "`GET /tasks/{id=*}` and `GET /{tenant}/tasks`: e.g. `/tasks/tasks`" in result.stdout
+    else:
+        assert "POST    /tasks/{id=*}:subscribe" in result.stdout
+        assert "/tasks/tasks" in result.stdout
+
+
+@pytest.mark.parametrize("command", ["generate", "check", "diff", "routes"])
+def test_every_command_has_help_with_an_example(command: str) -> None:
+    result = _cli(command, "--help")
+    assert result.returncode == 0
+    assert "Example" in result.stdout
+
+
+def test_errors_are_one_line_with_the_right_exit_status(tmp_path: Path) -> None:
+    usage = _cli("generate")  # -o is required
+    assert usage.returncode == 2 and "Missing option" in usage.stderr
+    unknown = _cli("generate", "-o", str(tmp_path), "--opt", "colour=blue")
+    assert unknown.returncode == 2 and "unknown option 'colour'" in unknown.stderr
+    both = _cli("routes", "x.proto", "--from-module", "a2a.types.a2a_pb2")
+    assert both.returncode == 2
+    bad = tmp_path / "bad.proto"
+    bad.write_text('syntax = "proto3";\nmessage M { strin x = 1; }\n')
+    compiled = _cli("generate", str(bad), "-o", str(tmp_path / "out"))
+    assert compiled.returncode == 1
+    assert "bad.proto:2:" in compiled.stderr and '"strin" is not defined' in compiled.stderr
+    assert "Traceback" not in compiled.stderr and not (tmp_path / "out").exists()
+    broken = _cli("generate", str(PROTO / "broken" / "get_with_body.proto"), "-o", str(tmp_path / "out"))
+    assert broken.returncode == 1
+    assert "get_with_body.proto:" in broken.stderr and "GET carries no body" in broken.stderr
+    assert not (tmp_path / "out").exists()
+    missing = _cli("diff", str(tmp_path / "nope.pb"), "a2a.types.a2a_pb2")
+    assert missing.returncode == 1 and "no such file" in missing.stderr
+    not_a_set = tmp_path / "junk.pb"
+    not_a_set.write_bytes(b"\xff\xfe junk")
+    junk = _cli("generate", "--descriptor-set", str(not_a_set), "-o", str(tmp_path / "out"))
+    assert junk.returncode == 1 and "not a FileDescriptorSet" in junk.stderr
+    assert all(len(r.stderr.strip().splitlines()) == 1 for r in (compiled, junk, missing))
+
+
+def test_buf_generate_with_the_local_plugin_matches_protoc(tmp_path: Path) -> None:
+    buf = shutil.which("buf", path=str(Path(sys.executable).parent))
+    assert buf, "buf-bin is a dev dependency; make test installs it"
+    proto = spec_proto("v1.0.1")
+    work = tmp_path / "module"
+    work.mkdir()
+    shutil.copy(proto, work / "a2a.proto")
+    google_api = Path(include_paths()[1]) / "google" / "api"
+    shutil.copytree(google_api, work / "google" / "api", ignore=shutil.ignore_patterns("*.py", "*.pyi", "__pycache__"))
+    (work / "buf.yaml").write_text("version: v2\n")
+    (work / "buf.gen.yaml").write_text(
+        f"version: v2\nplugins:\n  - local: {plugin_executable()}\n    out: out\n    opt: module=a2a_binding\n"
+    )
+    result = subprocess.run([buf, "generate"], cwd=work, capture_output=True, text=True, timeout=300,
+                            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "BUF_CACHE_DIR": str(tmp_path / "cache")})
+    assert result.returncode == 0, result.stderr
+    assert protoc(proto, tmp_path / "protoc").returncode == 0
+    assert _tree(work / "out") == _tree(tmp_path / "protoc")
