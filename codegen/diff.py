@@ -167,15 +167,17 @@ def _compare_methods(
     yield from _compare_routes(service, rpc, old, new)
     old_query, new_query = _query_params(old), _query_params(new)
     for name in sorted(set(old_query) | set(new_query)):
-        before, after = old_query.get(name), new_query.get(name)
-        if before == after:
+        old_type, new_type = old_query.get(name), new_query.get(name)
+        if old_type == new_type:
             continue
-        if before is None:
-            yield Change(service, f"rpc {rpc}", f"query parameter {name} ({after}) added", False)
-        elif after is None:
-            yield Change(service, f"rpc {rpc}", f"query parameter {name} ({before}) removed", True)
+        if old_type is None:
+            yield Change(service, f"rpc {rpc}", f"query parameter {name} ({new_type}) added", False)
+        elif new_type is None:
+            yield Change(service, f"rpc {rpc}", f"query parameter {name} ({old_type}) removed", True)
         else:
-            yield Change(service, f"rpc {rpc}", f"query parameter {name} retyped {before} -> {after}", True)
+            yield Change(
+                service, f"rpc {rpc}", f"query parameter {name} retyped {old_type} -> {new_type}", True
+            )
 
 
 def _compare_services(old: Service, new: Service) -> Iterable[Change]:

@@ -150,3 +150,12 @@ def test_older_upstream_protos_give_working_tables(tag: str, load_package) -> No
     else:
         found = package.routes.match("GET", "/t1/tasks/abc/pushNotificationConfigs")
         assert found.route.rpc == "ListTaskPushNotificationConfig"
+
+
+def test_the_generator_itself_passes_mypy_strict(tmp_path: Path) -> None:
+    root = GENERATED.parent
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy")],
+        cwd=root, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
