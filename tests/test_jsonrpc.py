@@ -45,6 +45,7 @@ def test_a2a_error_codes_agree_with_the_sdk(a2a: ModuleType) -> None:
     assert a2a.jsonrpc.A2A_ERRORS["TaskNotFoundError"].http_status == 404
     assert a2a.jsonrpc.A2A_ERRORS["InvalidAgentResponseError"].http_status == 500
     status = a2a.jsonrpc.A2A_ERRORS["TaskNotCancelableError"].status("done already")
+    assert (status["code"], status["status"], status["message"]) == (400, "INVALID_ARGUMENT", "done already")
     assert status["details"][0] == {
         "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_CANCELABLE",
         "domain": "a2a-protocol.org",

@@ -583,10 +583,12 @@ class A2AErrorKind:
         return JsonRpcError(self.code, message, data, id=id)
 
     def status(self, message: str) -> dict[str, Any]:
-        """The ``google.rpc.Status`` JSON of this error; an HTTP+JSON server answers with
-        ``http_status`` and ``{"error": status}``."""
+        """The error object an HTTP+JSON server answers with, as ``{"error": ...}`` and
+        ``http_status``: Google's JSON form of ``google.rpc.Status`` over HTTP (AIP-193),
+        with the HTTP status as ``code`` and the canonical name as ``status``."""
         return {
-            "code": _GRPC_CODES[self.http_status],
+            "code": self.http_status,
+            "status": _STATUS_NAMES[self.http_status],
             "message": message,
             "details": [
                 {
@@ -598,8 +600,8 @@ class A2AErrorKind:
         }
 
 
-# HTTP status -> google.rpc.Code, for the errors A2A defines.
-_GRPC_CODES = {400: 3, 404: 5, 500: 13}
+# HTTP status -> the google.rpc.Code name it stands for, for the errors A2A defines.
+_STATUS_NAMES = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 500: "INTERNAL"}
 
 A2A_ERRORS: Mapping[str, A2AErrorKind] = MappingProxyType(
     {
