@@ -20,3 +20,6 @@ test: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build dist
+
+bench: $(STAMP)
+	$(PY) bench/bench.py

@@ -27,6 +27,7 @@ __all__ = [
     "TemplateError",
     "parse_template",
     "overlap_example",
+    "precedence",
 ]
 
 
@@ -326,3 +327,14 @@ def _deep_minimum(template: PathTemplate) -> int:
     """Segments ``**`` must take: one when it starts a variable (no empty values)."""
     last = len(template.segments) - 1
     return 1 if any(v.start == last for v in template.variables) else 0
+
+
+def precedence(first: PathTemplate, second: PathTemplate) -> int:
+    """-1 when ``first`` wins a path both match, 1 when ``second`` does, 0 for the same
+    shape: at the first position where they differ a literal beats ``*``, which beats
+    ``**``."""
+    rank = {SegmentKind.LITERAL: 0, SegmentKind.WILDCARD: 1, SegmentKind.DEEP_WILDCARD: 2}
+    for left, right in zip(first.segments, second.segments):
+        if rank[left.kind] != rank[right.kind]:
+            return -1 if rank[left.kind] < rank[right.kind] else 1
+    return 0

@@ -7,6 +7,7 @@ carries the proto source location, taken from ``SourceCodeInfo`` where the input
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import keyword
 import re
@@ -18,7 +19,14 @@ from google.protobuf import descriptor_pb2
 from google.protobuf.compiler import plugin_pb2
 
 from codegen import __version__
-from codegen.http_rule import PathTemplate, TemplateError, overlap_example, parse_template
+from codegen.http_rule import (
+    PathTemplate,
+    SegmentKind,
+    TemplateError,
+    overlap_example,
+    parse_template,
+    precedence,
+)
 from codegen.options import Options
 
 __all__ = [
@@ -468,6 +476,12 @@ class Overlap:
     example: str
 
     @property
+    def loser(self) -> Binding:
+        """The route that does not get ``example`` (the other one is more specific)."""
+        first, second = self.first[1], self.second[1]
+        return second if precedence(first.template, second.template) <= 0 else first
+
+    @property
     def diagnostic(self) -> Diagnostic:
         """The overlap as a diagnostic at the later of the two routes."""
         (m1, b1), (m2, b2) = self.first, self.second
@@ -571,10 +585,25 @@ class BindingFile:
 
     def route_index(self, binding: Binding) -> int:
         """Position of ``binding`` in ``routes``."""
-        for i, (_, candidate) in enumerate(self.routes):
-            if candidate is binding:
-                return i
-        raise KeyError(binding.template.source)
+        return self._route_indexes[id(binding)]
+
+    @functools.cached_property
+    def _route_indexes(self) -> dict[int, int]:
+        return {id(binding): i for i, (_, binding) in enumerate(self.routes)}
+
+    def build_checks_path(self, binding: Binding) -> bool:
+        """True when a path built for ``binding`` might route elsewhere, so ``build`` must
+        match it again: the route loses some overlap, or a variable spans several
+        segments (its value must fit the variable's own pattern)."""
+        return id(binding) in self._checked_routes
+
+    @functools.cached_property
+    def _checked_routes(self) -> frozenset[int]:
+        checked = {id(o.loser) for o in self.overlaps}
+        for _, binding in self.routes:
+            if any(not pf.single_segment for pf in binding.path_fields):
+                checked.add(id(binding))
+        return frozenset(checked)
 
     def tenant_twin(self, method: Method, binding: Binding) -> Binding | None:
         """For a plain route, its ``/{tenant}`` variant (same rpc, verb and alias flag)."""
@@ -1202,18 +1231,64 @@ def _check_duplicates(services: Sequence[Service]) -> list[Diagnostic]:
 
 
 def _overlaps(services: Sequence[Service]) -> list[Overlap]:
-    """Every pair of same-verb routes that some path matches both of, with one example."""
-    routes = [(m, b) for s in services for m in s.methods for b in m.bindings]
+    """Every pair of same-verb routes that some path matches both of, with one example.
+
+    Routes of one verb, custom verb and length are split position by position by their
+    literal: only routes whose literals agree (or that have a variable there) are ever
+    compared, so a large table costs about what its real overlaps cost. Routes ending in
+    ``**`` are compared with every route of their verb.
+    """
     buckets: dict[tuple[str, str | None], list[tuple[Method, Binding]]] = {}
-    for method, binding in routes:
-        buckets.setdefault((binding.verb, binding.template.verb), []).append((method, binding))
-    found: list[Overlap] = []
+    for service in services:
+        for method in service.methods:
+            for binding in method.bindings:
+                key = (binding.verb, binding.template.verb)
+                buckets.setdefault(key, []).append((method, binding))
+    pairs: dict[tuple[int, int], tuple[tuple[Method, Binding], tuple[Method, Binding]]] = {}
+    order = {id(b): i for i, (_, b) in enumerate(item for bucket in buckets.values() for item in bucket)}
+
+    def add(first: tuple[Method, Binding], second: tuple[Method, Binding]) -> None:
+        if order[id(first[1])] > order[id(second[1])]:
+            first, second = second, first
+        pairs[(id(first[1]), id(second[1]))] = (first, second)
+
+    def split(group: list[tuple[Method, Binding]], position: int) -> None:
+        if len(group) < 2:
+            return
+        if position == len(group[0][1].template.segments):
+            for i, first in enumerate(group):
+                for second in group[i + 1 :]:
+                    add(first, second)
+            return
+        by_literal: dict[str, list[tuple[Method, Binding]]] = {}
+        variables: list[tuple[Method, Binding]] = []
+        for item in group:
+            segment = item[1].template.segments[position]
+            if segment.kind is SegmentKind.LITERAL:
+                by_literal.setdefault(segment.literal, []).append(item)
+            else:
+                variables.append(item)
+        split(variables, position + 1)
+        for same_literal in by_literal.values():
+            split(same_literal + variables, position + 1)
+
     for bucket in buckets.values():
-        for i, first in enumerate(bucket):
-            for second in bucket[i + 1 :]:
-                example = overlap_example(first[1].template, second[1].template)
-                if example is not None:
-                    found.append(Overlap(first, second, example))
+        deep = [item for item in bucket if item[1].template.has_deep_wildcard]
+        by_length: dict[int, list[tuple[Method, Binding]]] = {}
+        for item in bucket:
+            if not item[1].template.has_deep_wildcard:
+                by_length.setdefault(len(item[1].template.segments), []).append(item)
+        for group in by_length.values():
+            split(group, 0)
+        for item in deep:
+            for other in bucket:
+                if other is not item:
+                    add(item, other)
+    found = []
+    for first, second in sorted(pairs.values(), key=lambda p: (order[id(p[0][1])], order[id(p[1][1])])):
+        example = overlap_example(first[1].template, second[1].template)
+        if example is not None:
+            found.append(Overlap(first, second, example))
     return found
 
 

@@ -6,8 +6,11 @@ inputs are iterated in model order (sorted or declaration order), nothing reads 
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import keyword
+import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import black
@@ -17,12 +20,15 @@ from black.parsing import InvalidInput
 
 from codegen.model import BindingFile
 
-__all__ = ["RenderError", "render_file", "template_dir", "MODULES"]
+__all__ = ["RenderError", "render_file", "render_sources", "format_sources", "template_dir", "MODULES"]
 
 # One template per emitted module, in the order they are written.
 MODULES = ("__init__.py", "routes.py", "query.py", "jsonrpc.py", "messages.py")
 
-_BLACK_MODE = Mode(target_versions={TargetVersion.PY310}, line_length=88, magic_trailing_comma=True)
+_LINE_LENGTH = 88
+_BLACK_MODE = Mode(
+    target_versions={TargetVersion.PY310}, line_length=_LINE_LENGTH, magic_trailing_comma=True
+)
 
 
 class RenderError(RuntimeError):
@@ -53,8 +59,35 @@ def _environment() -> jinja2.Environment:
     env.filters["docstring"] = _docstring
     env.filters["tuple_"] = tuple
     env.filters["snake"] = _snake_case
+    env.filters["tuple_of"] = _tuple_of
+    env.filters["frozenset_of"] = _frozenset_of
     env.tests["identifier"] = _is_identifier
     return env
+
+
+def _tuple_of(
+    items: Sequence[str], indent: int, trailer: str = ",", start: int | None = None
+) -> str:
+    """Rendered items as a tuple the way black writes it, so black has nothing to change:
+    on one line when that fits in the line length, else one item a line with a trailing
+    comma. ``indent`` is the indentation of the line, ``start`` the column the tuple
+    starts at (the indentation by default), ``trailer`` what follows it."""
+    inline = f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+    if (indent if start is None else start) + len(inline) + len(trailer) <= _LINE_LENGTH:
+        return inline
+    pad = " " * (indent + 4)
+    return "(\n" + "".join(f"{pad}{item},\n" for item in items) + " " * indent + ")"
+
+
+def _frozenset_of(items: Sequence[str], column: int) -> str:
+    """``frozenset({...})`` of rendered items as black writes it in a module-level
+    assignment whose value starts at ``column``."""
+    if not items:
+        return "frozenset()"
+    inline = "frozenset({" + ", ".join(items) + "})"
+    if column + len(inline) <= _LINE_LENGTH:
+        return inline
+    return "frozenset(\n    {\n" + "".join(f"        {item},\n" for item in items) + "    }\n)"
 
 
 def _snake_case(name: str) -> str:
@@ -93,27 +126,77 @@ def _python_literal(value: object) -> str:
 
 
 def _docstring(text: str, indent: int = 0) -> str:
-    """Proto comment text made safe inside a triple-quoted docstring."""
+    """Proto comment text made safe inside a triple-quoted docstring at ``indent``, laid
+    out as black lays it out (closing quotes on their own line when the last line of a
+    multi-line docstring would overflow)."""
     cleaned = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').rstrip()
     if cleaned.endswith('"'):
         cleaned += " "
     pad = " " * indent
-    return "\n".join((pad + line) if line.strip() else "" for line in cleaned.splitlines()).lstrip()
+    lines = [(pad + line.rstrip()) if line.strip() else "" for line in cleaned.splitlines()]
+    body = "\n".join(lines).lstrip()
+    if len(lines) > 1 and len(lines[-1]) + 3 > _LINE_LENGTH:
+        body += "\n" + pad
+    return body
+
+
+# Above this many lines, the modules are formatted in parallel processes.
+_PARALLEL_LINES = 20_000
+
+
+def _format(source: str) -> str:
+    return black.format_str(source, mode=_BLACK_MODE)
+
+
+def render_sources(binding_file: BindingFile) -> dict[str, str]:
+    """Every module's source as the templates write it, before black."""
+    env = _environment()
+    sources: dict[str, str] = {}
+    for module in MODULES:
+        name = module + ".j2"
+        try:
+            sources[module] = env.get_template(name).render(file=binding_file, module=module)
+        except jinja2.TemplateError as exc:
+            raise RenderError(f"template {name}: {exc}") from exc
+    return sources
+
+
+def format_sources(sources: dict[str, str]) -> dict[str, str]:
+    """Black over every module. The templates already write black's layout, so this is
+    one pass that changes nothing; big outputs are formatted in parallel processes."""
+    workers = min(len(sources), os.cpu_count() or 1)
+    parallel = workers > 1 and sum(s.count("\n") for s in sources.values()) > _PARALLEL_LINES
+    formatted: dict[str, str] = {}
+    with concurrent.futures.ProcessPoolExecutor(workers) if parallel else _Inline() as pool:
+        jobs = {module: pool.submit(_format, source) for module, source in sources.items()}
+        for module, job in jobs.items():
+            try:
+                formatted[module] = job.result()
+            except InvalidInput as exc:
+                raise RenderError(f"template {module}.j2 produced invalid Python: {exc}") from exc
+    return formatted
+
+
+class _Inline:
+    """A stand-in executor that runs each job at once, in this process."""
+
+    def __enter__(self) -> _Inline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def submit(self, function: Callable[[str], str], source: str) -> concurrent.futures.Future[str]:
+        future: concurrent.futures.Future[str] = concurrent.futures.Future()
+        try:
+            future.set_result(function(source))
+        except Exception as exc:  # handed to the caller through the future, as a pool would
+            future.set_exception(exc)
+        return future
 
 
 def render_file(binding_file: BindingFile) -> dict[str, str]:
     """Every module of one output package, by file name relative to the package."""
-    env = _environment()
-    rendered: dict[str, str] = {}
-    for module in MODULES:
-        name = module + ".j2"
-        try:
-            source = env.get_template(name).render(file=binding_file, module=module)
-        except jinja2.TemplateError as exc:
-            raise RenderError(f"template {name}: {exc}") from exc
-        try:
-            rendered[module] = black.format_str(source, mode=_BLACK_MODE)
-        except InvalidInput as exc:
-            raise RenderError(f"template {name} produced invalid Python: {exc}") from exc
+    rendered = format_sources(render_sources(binding_file))
     rendered["py.typed"] = ""
     return rendered

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Literal, TypedDict, Union, cast, overload
+from typing import Any, Literal, NamedTuple, TypedDict, Union, cast, overload
 from urllib.parse import unquote
 
 from . import messages
@@ -92,7 +92,6 @@ class QueryError(ValueError):
 
 
 _MALFORMED_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
-_INTEGER = re.compile(r"-?[0-9]+\Z")
 _TIMESTAMP = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})"
     r"(?:\.([0-9]{1,9}))?(?:[Zz]|([+\- ])([0-9]{2}):([0-9]{2}))\Z"
@@ -114,8 +113,9 @@ def _form_text(field: str, raw: str) -> str:
 
 
 def _pairs(query: QueryInput, max_pairs: int) -> tuple[list[tuple[str, str]], bool]:
-    """The (decoded name, value) pairs of a query and whether the values are still raw."""
-    if isinstance(query, bytes):
+    """The (decoded name, value) pairs of a query, and whether the values still need
+    form-decoding (only when the raw query holds a ``%`` or a ``+`` at all)."""
+    if type(query) is bytes:
         try:
             query = query.decode("utf-8")
         except UnicodeDecodeError:
@@ -123,18 +123,13 @@ def _pairs(query: QueryInput, max_pairs: int) -> tuple[list[tuple[str, str]], bo
                 "", repr(query[:40]), "query string is not valid UTF-8"
             ) from None
     if isinstance(query, str):
-        if not query:
-            return [], True
-        if query.count("&") >= max_pairs:
+        parts = query.split("&", max_pairs)
+        if len(parts) > max_pairs:
             raise QueryError("", query[:40], f"more than {max_pairs} query parameters")
-        pairs = []
-        for part in query.split("&"):
-            if part:
-                name, _, value = part.partition("=")
-                if "%" in name or "+" in name:
-                    name = _form_text(name, name)
-                pairs.append((name, value))
-        return pairs, True
+        pairs = [part.partition("=")[::2] for part in parts if part]
+        if "%" not in query and "+" not in query:
+            return pairs, False
+        return [(_form_text(name, name), value) for name, value in pairs], True
     decoded: list[tuple[str, str]] = []
     for pair in query:
         if len(decoded) >= max_pairs:
@@ -156,15 +151,11 @@ def _text(field: str, value: str, raw: bool) -> str:
     return _form_text(field, value) if raw else value
 
 
-def _set(
-    target: dict[str, Any], key: str, value: object, field: str, text: str
-) -> None:
-    """Set a singular field; the same value twice is fine, a different one is an error."""
-    if key in target and target[key] != value:
-        raise QueryError(
-            field, text, f"given twice with different values ({target[key]!r} first)"
-        )
-    target[key] = value
+def _twice(field: str, text: str, first: object) -> None:
+    """A singular field given again with a different value (the same value is fine)."""
+    raise QueryError(
+        field, text, f"given twice with different values ({first!r} first)"
+    )
 
 
 def _unknown(name: str, value: str, raw: bool, unknown: Unknown) -> None:
@@ -176,12 +167,13 @@ def _unknown(name: str, value: str, raw: bool, unknown: Unknown) -> None:
 
 def _integer(field: str, text: str, low: int, high: int) -> int:
     """A decimal integer (optional ``-``, ASCII digits only) within ``low..high``."""
-    if not _INTEGER.match(text):
+    digits = text[1:] if text[:1] == "-" else text
+    if not (digits.isascii() and digits.isdigit()):
         reason = (
             "empty value; expected an integer" if not text else "not a decimal integer"
         )
         raise QueryError(field, text, reason)
-    if len(text.lstrip("-").lstrip("0")) > 20:
+    if len(digits.lstrip("0")) > 20:
         raise QueryError(field, text, f"out of range {low}..{high}")
     number = int(text)
     if not low <= number <= high:
@@ -190,6 +182,11 @@ def _integer(field: str, text: str, low: int, high: int) -> int:
 
 
 def _int32(field: str, text: str) -> int:
+    digits = text[1:] if text[:1] == "-" else text
+    if digits.isascii() and digits.isdigit() and len(digits) < 20:
+        number = int(text)
+        if -(2**31) <= number <= 2**31 - 1:
+            return number
     return _integer(field, text, -(2**31), 2**31 - 1)
 
 
@@ -207,13 +204,21 @@ def _string(field: str, text: str) -> str:
     return text
 
 
-def _enum(field: str, text: str, values: Mapping[str, str], enum: str) -> str:
+class _EnumValues(NamedTuple):
+    """An enum's full name, and its value names by name and by number."""
+
+    name: str
+    values: Mapping[str, str]
+
+
+def _enum(field: str, text: str, enum: _EnumValues) -> str:
     """An enum value by name or by the number of a defined value; always the name."""
-    name = values.get(text)
-    if name is None and _INTEGER.match(text) and len(text) < 12:
-        name = values.get(str(int(text)))
+    name = enum.values.get(text)
+    digits = text[1:] if text[:1] == "-" else text
+    if name is None and digits.isascii() and digits.isdigit() and len(digits) < 12:
+        name = enum.values.get(str(int(text)))
     if name is None:
-        raise QueryError(field, text, f"not a value of {enum}")
+        raise QueryError(field, text, f"not a value of {enum.name}")
     return name
 
 
@@ -236,45 +241,50 @@ def _timestamp(field: str, text: str) -> str:
     year, month, day, hour, minute, second, fraction, sign, off_h, off_m = (
         found.groups()
     )
+    nanos = int(fraction.ljust(9, "0")) if fraction else 0
     try:
         moment = datetime(
             int(year), int(month), int(day), int(hour), int(minute), int(second)
         )
-        if sign is not None:
-            if int(off_h) > 23 or int(off_m) > 59:
-                raise ValueError("offset out of range")
-            offset = timedelta(hours=int(off_h), minutes=int(off_m))
-            # A space is a "+" that was not escaped in the query string.
-            moment = moment - offset if sign in "+ " else moment + offset
+        if sign is None:  # already UTC: the validated digits are the answer
+            return f"{year}-{month}-{day}T{hour}:{minute}:{second}{_fraction(nanos)}Z"
+        if int(off_h) > 23 or int(off_m) > 59:
+            raise ValueError("offset out of range")
+        offset = timedelta(hours=int(off_h), minutes=int(off_m))
+        # A space is a "+" that was not escaped in the query string.
+        moment = moment - offset if sign in "+ " else moment + offset
     except (ValueError, OverflowError):
         raise QueryError(field, text, "not a valid date and time") from None
-    nanos = int(fraction.ljust(9, "0")) if fraction else 0
     return (
         f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T"
         f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}{_fraction(nanos)}Z"
     )
 
 
-_TASK_STATE: dict[str, str] = {
-    "TASK_STATE_UNSPECIFIED": "TASK_STATE_UNSPECIFIED",
-    "TASK_STATE_SUBMITTED": "TASK_STATE_SUBMITTED",
-    "TASK_STATE_WORKING": "TASK_STATE_WORKING",
-    "TASK_STATE_COMPLETED": "TASK_STATE_COMPLETED",
-    "TASK_STATE_FAILED": "TASK_STATE_FAILED",
-    "TASK_STATE_CANCELED": "TASK_STATE_CANCELED",
-    "TASK_STATE_INPUT_REQUIRED": "TASK_STATE_INPUT_REQUIRED",
-    "TASK_STATE_REJECTED": "TASK_STATE_REJECTED",
-    "TASK_STATE_AUTH_REQUIRED": "TASK_STATE_AUTH_REQUIRED",
-    "0": "TASK_STATE_UNSPECIFIED",
-    "1": "TASK_STATE_SUBMITTED",
-    "2": "TASK_STATE_WORKING",
-    "3": "TASK_STATE_COMPLETED",
-    "4": "TASK_STATE_FAILED",
-    "5": "TASK_STATE_CANCELED",
-    "6": "TASK_STATE_INPUT_REQUIRED",
-    "7": "TASK_STATE_REJECTED",
-    "8": "TASK_STATE_AUTH_REQUIRED",
-}
+_TASK_STATE = _EnumValues(
+    "lf.a2a.v1.TaskState",
+    {
+        "TASK_STATE_UNSPECIFIED": "TASK_STATE_UNSPECIFIED",
+        "TASK_STATE_SUBMITTED": "TASK_STATE_SUBMITTED",
+        "TASK_STATE_WORKING": "TASK_STATE_WORKING",
+        "TASK_STATE_COMPLETED": "TASK_STATE_COMPLETED",
+        "TASK_STATE_FAILED": "TASK_STATE_FAILED",
+        "TASK_STATE_CANCELED": "TASK_STATE_CANCELED",
+        "TASK_STATE_INPUT_REQUIRED": "TASK_STATE_INPUT_REQUIRED",
+        "TASK_STATE_REJECTED": "TASK_STATE_REJECTED",
+        "TASK_STATE_AUTH_REQUIRED": "TASK_STATE_AUTH_REQUIRED",
+        "0": "TASK_STATE_UNSPECIFIED",
+        "1": "TASK_STATE_SUBMITTED",
+        "2": "TASK_STATE_WORKING",
+        "3": "TASK_STATE_COMPLETED",
+        "4": "TASK_STATE_FAILED",
+        "5": "TASK_STATE_CANCELED",
+        "6": "TASK_STATE_INPUT_REQUIRED",
+        "7": "TASK_STATE_REJECTED",
+        "8": "TASK_STATE_AUTH_REQUIRED",
+    },
+)
+
 
 _PARSERS: dict[str, Callable[[str, str], Any]] = {
     "bool": _bool,
@@ -283,16 +293,17 @@ _PARSERS: dict[str, Callable[[str, str], Any]] = {
     "timestamp": _timestamp,
 }
 
-_ENUMS: dict[str, Mapping[str, str]] = {
+_ENUMS: dict[str, _EnumValues] = {
     "lf.a2a.v1.TaskState": _TASK_STATE,
 }
 
 
 def parse_value(codec: str, field: str, text: str, enum: str = "") -> Any:
-    """One decoded value (a path parameter, say) as ProtoJSON: ``codec`` is one of
-    bool, enum, int32, string, timestamp; ``enum`` names the enum type for ``enum``."""
+    """One decoded value (a path parameter, say) as ProtoJSON. ``codec`` names one of
+    this module's codecs (``int64``, ``timestamp``...); ``enum`` names the enum type
+    for the ``enum`` codec."""
     if codec == "enum":
-        return _enum(field, text, _ENUMS[enum], enum)
+        return _enum(field, text, _ENUMS[enum])
     return _PARSERS[codec](field, text)
 
 
@@ -320,34 +331,53 @@ def decode_get_task(
     """Decode the query string of GetTask."""
     pairs, raw = _pairs(query, max_pairs)
     result: dict[str, Any] = {}
+    decoded: Any
     for name, value in pairs:
         field = _GET_TASK_NAMES.get(name)
         if field is None:
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
-            text = _text(field, value, raw)
-            _set(result, "tenant", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("tenant", decoded) != decoded:
+                _twice(field, text, result["tenant"])
         elif field == "id":
-            text = _text(field, value, raw)
-            _set(result, "id", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("id", decoded) != decoded:
+                _twice(field, text, result["id"])
         elif field == "historyLength":
-            text = _text(field, value, raw)
-            _set(result, "historyLength", _int32(field, text), field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = _int32(field, text)
+            if result.setdefault("historyLength", decoded) != decoded:
+                _twice(field, text, result["historyLength"])
     return cast(GetTaskQuery, result)
 
 
-def encode_get_task(request: Mapping[str, Any]) -> list[tuple[str, str]]:
+def encode_get_task(
+    request: Mapping[str, Any],
+) -> list[tuple[str, str]]:
     """The query pairs of GetTask, json names, in field order."""
-    _check_fields("GetTask", request, _GET_TASK_NAMES)
+    _check_fields(
+        "GetTask",
+        request,
+        _GET_TASK_NAMES,
+    )
     pairs: list[tuple[str, str]] = []
     name = "tenant"
-    for text in _values(request, ("tenant",), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name)
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     name = "id"
-    for text in _values(request, ("id",), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name)
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     name = "historyLength"
-    for text in _values(request, ("historyLength", "history_length"), name):
+    value = request.get(name, request.get("history_length"))
+    if value is not None:
+        text = _as_text(name, value)
         pairs.append((name, _written(_int32(name, text))))
     return pairs
 
@@ -396,74 +426,103 @@ def decode_list_tasks(
     """Decode the query string of ListTasks."""
     pairs, raw = _pairs(query, max_pairs)
     result: dict[str, Any] = {}
+    decoded: Any
     for name, value in pairs:
         field = _LIST_TASKS_NAMES.get(name)
         if field is None:
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
-            text = _text(field, value, raw)
-            _set(result, "tenant", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("tenant", decoded) != decoded:
+                _twice(field, text, result["tenant"])
         elif field == "contextId":
-            text = _text(field, value, raw)
-            _set(result, "contextId", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("contextId", decoded) != decoded:
+                _twice(field, text, result["contextId"])
         elif field == "status":
-            text = _text(field, value, raw)
-            _set(
-                result,
-                "status",
-                _enum(field, text, _TASK_STATE, "lf.a2a.v1.TaskState"),
-                field,
-                text,
-            )
+            text = _form_text(field, value) if raw else value
+            decoded = _enum(field, text, _TASK_STATE)
+            if result.setdefault("status", decoded) != decoded:
+                _twice(field, text, result["status"])
         elif field == "pageSize":
-            text = _text(field, value, raw)
-            _set(result, "pageSize", _int32(field, text), field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = _int32(field, text)
+            if result.setdefault("pageSize", decoded) != decoded:
+                _twice(field, text, result["pageSize"])
         elif field == "pageToken":
-            text = _text(field, value, raw)
-            _set(result, "pageToken", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("pageToken", decoded) != decoded:
+                _twice(field, text, result["pageToken"])
         elif field == "historyLength":
-            text = _text(field, value, raw)
-            _set(result, "historyLength", _int32(field, text), field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = _int32(field, text)
+            if result.setdefault("historyLength", decoded) != decoded:
+                _twice(field, text, result["historyLength"])
         elif field == "statusTimestampAfter":
-            text = _text(field, value, raw)
-            _set(result, "statusTimestampAfter", _timestamp(field, text), field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = _timestamp(field, text)
+            if result.setdefault("statusTimestampAfter", decoded) != decoded:
+                _twice(field, text, result["statusTimestampAfter"])
         elif field == "includeArtifacts":
-            text = _text(field, value, raw)
-            _set(result, "includeArtifacts", _bool(field, text), field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = _bool(field, text)
+            if result.setdefault("includeArtifacts", decoded) != decoded:
+                _twice(field, text, result["includeArtifacts"])
     return cast(ListTasksQuery, result)
 
 
-def encode_list_tasks(request: Mapping[str, Any]) -> list[tuple[str, str]]:
+def encode_list_tasks(
+    request: Mapping[str, Any],
+) -> list[tuple[str, str]]:
     """The query pairs of ListTasks, json names, in field order."""
-    _check_fields("ListTasks", request, _LIST_TASKS_NAMES)
+    _check_fields(
+        "ListTasks",
+        request,
+        _LIST_TASKS_NAMES,
+    )
     pairs: list[tuple[str, str]] = []
     name = "tenant"
-    for text in _values(request, ("tenant",), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name)
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     name = "contextId"
-    for text in _values(request, ("contextId", "context_id"), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name, request.get("context_id"))
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     name = "status"
-    for text in _values(request, ("status",), name):
-        pairs.append(
-            (name, _written(_enum(name, text, _TASK_STATE, "lf.a2a.v1.TaskState")))
-        )
+    value = request.get(name)
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, _written(_enum(name, text, _TASK_STATE))))
     name = "pageSize"
-    for text in _values(request, ("pageSize", "page_size"), name):
+    value = request.get(name, request.get("page_size"))
+    if value is not None:
+        text = _as_text(name, value)
         pairs.append((name, _written(_int32(name, text))))
     name = "pageToken"
-    for text in _values(request, ("pageToken", "page_token"), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name, request.get("page_token"))
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     name = "historyLength"
-    for text in _values(request, ("historyLength", "history_length"), name):
+    value = request.get(name, request.get("history_length"))
+    if value is not None:
+        text = _as_text(name, value)
         pairs.append((name, _written(_int32(name, text))))
     name = "statusTimestampAfter"
-    for text in _values(
-        request, ("statusTimestampAfter", "status_timestamp_after"), name
-    ):
+    value = request.get(name, request.get("status_timestamp_after"))
+    if value is not None:
+        text = _as_text(name, value)
         pairs.append((name, _written(_timestamp(name, text))))
     name = "includeArtifacts"
-    for text in _values(request, ("includeArtifacts", "include_artifacts"), name):
+    value = request.get(name, request.get("include_artifacts"))
+    if value is not None:
+        text = _as_text(name, value)
         pairs.append((name, _written(_bool(name, text))))
     return pairs
 
@@ -488,29 +547,44 @@ def decode_subscribe_to_task(
     """Decode the query string of SubscribeToTask."""
     pairs, raw = _pairs(query, max_pairs)
     result: dict[str, Any] = {}
+    decoded: Any
     for name, value in pairs:
         field = _SUBSCRIBE_TO_TASK_NAMES.get(name)
         if field is None:
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
-            text = _text(field, value, raw)
-            _set(result, "tenant", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("tenant", decoded) != decoded:
+                _twice(field, text, result["tenant"])
         elif field == "id":
-            text = _text(field, value, raw)
-            _set(result, "id", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("id", decoded) != decoded:
+                _twice(field, text, result["id"])
     return cast(SubscribeToTaskQuery, result)
 
 
-def encode_subscribe_to_task(request: Mapping[str, Any]) -> list[tuple[str, str]]:
+def encode_subscribe_to_task(
+    request: Mapping[str, Any],
+) -> list[tuple[str, str]]:
     """The query pairs of SubscribeToTask, json names, in field order."""
-    _check_fields("SubscribeToTask", request, _SUBSCRIBE_TO_TASK_NAMES)
+    _check_fields(
+        "SubscribeToTask",
+        request,
+        _SUBSCRIBE_TO_TASK_NAMES,
+    )
     pairs: list[tuple[str, str]] = []
     name = "tenant"
-    for text in _values(request, ("tenant",), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name)
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     name = "id"
-    for text in _values(request, ("id",), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name)
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     return pairs
 
 
@@ -538,19 +612,26 @@ def decode_get_task_push_notification_config(
     """Decode the query string of GetTaskPushNotificationConfig."""
     pairs, raw = _pairs(query, max_pairs)
     result: dict[str, Any] = {}
+    decoded: Any
     for name, value in pairs:
         field = _GET_TASK_PUSH_NOTIFICATION_CONFIG_NAMES.get(name)
         if field is None:
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
-            text = _text(field, value, raw)
-            _set(result, "tenant", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("tenant", decoded) != decoded:
+                _twice(field, text, result["tenant"])
         elif field == "taskId":
-            text = _text(field, value, raw)
-            _set(result, "taskId", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("taskId", decoded) != decoded:
+                _twice(field, text, result["taskId"])
         elif field == "id":
-            text = _text(field, value, raw)
-            _set(result, "id", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("id", decoded) != decoded:
+                _twice(field, text, result["id"])
     return cast(GetTaskPushNotificationConfigQuery, result)
 
 
@@ -565,14 +646,20 @@ def encode_get_task_push_notification_config(
     )
     pairs: list[tuple[str, str]] = []
     name = "tenant"
-    for text in _values(request, ("tenant",), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name)
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     name = "taskId"
-    for text in _values(request, ("taskId", "task_id"), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name, request.get("task_id"))
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     name = "id"
-    for text in _values(request, ("id",), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name)
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     return pairs
 
 
@@ -605,22 +692,31 @@ def decode_list_task_push_notification_configs(
     """Decode the query string of ListTaskPushNotificationConfigs."""
     pairs, raw = _pairs(query, max_pairs)
     result: dict[str, Any] = {}
+    decoded: Any
     for name, value in pairs:
         field = _LIST_TASK_PUSH_NOTIFICATION_CONFIGS_NAMES.get(name)
         if field is None:
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
-            text = _text(field, value, raw)
-            _set(result, "tenant", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("tenant", decoded) != decoded:
+                _twice(field, text, result["tenant"])
         elif field == "taskId":
-            text = _text(field, value, raw)
-            _set(result, "taskId", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("taskId", decoded) != decoded:
+                _twice(field, text, result["taskId"])
         elif field == "pageSize":
-            text = _text(field, value, raw)
-            _set(result, "pageSize", _int32(field, text), field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = _int32(field, text)
+            if result.setdefault("pageSize", decoded) != decoded:
+                _twice(field, text, result["pageSize"])
         elif field == "pageToken":
-            text = _text(field, value, raw)
-            _set(result, "pageToken", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("pageToken", decoded) != decoded:
+                _twice(field, text, result["pageToken"])
     return cast(ListTaskPushNotificationConfigsQuery, result)
 
 
@@ -635,17 +731,25 @@ def encode_list_task_push_notification_configs(
     )
     pairs: list[tuple[str, str]] = []
     name = "tenant"
-    for text in _values(request, ("tenant",), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name)
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     name = "taskId"
-    for text in _values(request, ("taskId", "task_id"), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name, request.get("task_id"))
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     name = "pageSize"
-    for text in _values(request, ("pageSize", "page_size"), name):
+    value = request.get(name, request.get("page_size"))
+    if value is not None:
+        text = _as_text(name, value)
         pairs.append((name, _written(_int32(name, text))))
     name = "pageToken"
-    for text in _values(request, ("pageToken", "page_token"), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name, request.get("page_token"))
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     return pairs
 
 
@@ -666,23 +770,34 @@ def decode_get_extended_agent_card(
     """Decode the query string of GetExtendedAgentCard."""
     pairs, raw = _pairs(query, max_pairs)
     result: dict[str, Any] = {}
+    decoded: Any
     for name, value in pairs:
         field = _GET_EXTENDED_AGENT_CARD_NAMES.get(name)
         if field is None:
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
-            text = _text(field, value, raw)
-            _set(result, "tenant", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("tenant", decoded) != decoded:
+                _twice(field, text, result["tenant"])
     return cast(GetExtendedAgentCardQuery, result)
 
 
-def encode_get_extended_agent_card(request: Mapping[str, Any]) -> list[tuple[str, str]]:
+def encode_get_extended_agent_card(
+    request: Mapping[str, Any],
+) -> list[tuple[str, str]]:
     """The query pairs of GetExtendedAgentCard, json names, in field order."""
-    _check_fields("GetExtendedAgentCard", request, _GET_EXTENDED_AGENT_CARD_NAMES)
+    _check_fields(
+        "GetExtendedAgentCard",
+        request,
+        _GET_EXTENDED_AGENT_CARD_NAMES,
+    )
     pairs: list[tuple[str, str]] = []
     name = "tenant"
-    for text in _values(request, ("tenant",), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name)
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     return pairs
 
 
@@ -710,19 +825,26 @@ def decode_delete_task_push_notification_config(
     """Decode the query string of DeleteTaskPushNotificationConfig."""
     pairs, raw = _pairs(query, max_pairs)
     result: dict[str, Any] = {}
+    decoded: Any
     for name, value in pairs:
         field = _DELETE_TASK_PUSH_NOTIFICATION_CONFIG_NAMES.get(name)
         if field is None:
             _unknown(name, value, raw, unknown)
         elif field == "tenant":
-            text = _text(field, value, raw)
-            _set(result, "tenant", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("tenant", decoded) != decoded:
+                _twice(field, text, result["tenant"])
         elif field == "taskId":
-            text = _text(field, value, raw)
-            _set(result, "taskId", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("taskId", decoded) != decoded:
+                _twice(field, text, result["taskId"])
         elif field == "id":
-            text = _text(field, value, raw)
-            _set(result, "id", text, field, text)
+            text = _form_text(field, value) if raw else value
+            decoded = text
+            if result.setdefault("id", decoded) != decoded:
+                _twice(field, text, result["id"])
     return cast(DeleteTaskPushNotificationConfigQuery, result)
 
 
@@ -737,46 +859,34 @@ def encode_delete_task_push_notification_config(
     )
     pairs: list[tuple[str, str]] = []
     name = "tenant"
-    for text in _values(request, ("tenant",), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name)
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     name = "taskId"
-    for text in _values(request, ("taskId", "task_id"), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name, request.get("task_id"))
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     name = "id"
-    for text in _values(request, ("id",), name):
-        pairs.append((name, _written(_string(name, text))))
+    value = request.get(name)
+    if value is not None:
+        text = _as_text(name, value)
+        pairs.append((name, text))
     return pairs
 
 
 def _check_fields(
-    rpc: str, request: Mapping[str, Any], names: Mapping[str, str]
+    rpc: str, request: Mapping[str, Any], names: Mapping[str, str], prefix: str = ""
 ) -> None:
     """Refuse keys that name no query parameter, at any depth, so nothing is dropped."""
-    for path in _leaf_paths(request):
-        if path not in names:
-            raise QueryError(path, "", f"{rpc} has no query parameter of this name")
-
-
-def _leaf_paths(request: Mapping[str, Any], prefix: str = "") -> Iterable[str]:
     for key, value in request.items():
-        if isinstance(value, Mapping):
-            yield from _leaf_paths(value, f"{prefix}{key}.")
-        else:
-            yield prefix + key
-
-
-def _values(
-    request: Mapping[str, Any], names: tuple[str, ...], field: str
-) -> list[str]:
-    """The values of one parameter as text, looked up under any of its spellings."""
-    for name in names:
-        node: Any = request
-        for key in name.split("."):
-            node = node.get(key) if isinstance(node, Mapping) else None
-        if node is not None:
-            items = node if isinstance(node, (list, tuple)) else [node]
-            return [_as_text(field, item) for item in items]
-    return []
+        name = prefix + key
+        if name not in names:
+            if isinstance(value, Mapping):
+                _check_fields(rpc, value, names, name + ".")
+            else:
+                raise QueryError(name, "", f"{rpc} has no query parameter of this name")
 
 
 def _as_text(field: str, value: object) -> str:
@@ -886,18 +996,23 @@ def decode(
 
 
 @overload
-def encode(rpc: Literal["GetTask"], request: GetTaskQuery) -> list[tuple[str, str]]: ...
-
-
-@overload
 def encode(
-    rpc: Literal["ListTasks"], request: ListTasksQuery
+    rpc: Literal["GetTask"],
+    request: GetTaskQuery,
 ) -> list[tuple[str, str]]: ...
 
 
 @overload
 def encode(
-    rpc: Literal["SubscribeToTask"], request: SubscribeToTaskQuery
+    rpc: Literal["ListTasks"],
+    request: ListTasksQuery,
+) -> list[tuple[str, str]]: ...
+
+
+@overload
+def encode(
+    rpc: Literal["SubscribeToTask"],
+    request: SubscribeToTaskQuery,
 ) -> list[tuple[str, str]]: ...
 
 
@@ -917,7 +1032,8 @@ def encode(
 
 @overload
 def encode(
-    rpc: Literal["GetExtendedAgentCard"], request: GetExtendedAgentCardQuery
+    rpc: Literal["GetExtendedAgentCard"],
+    request: GetExtendedAgentCardQuery,
 ) -> list[tuple[str, str]]: ...
 
 

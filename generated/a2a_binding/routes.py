@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, overload
+from typing import Any, Literal, NamedTuple, cast, overload
 from urllib.parse import quote, unquote, unquote_to_bytes
 
 from . import messages, query
@@ -419,7 +419,7 @@ TENANT_VARIANTS: Mapping[Route, Route] = {
 """Each plain route mapped to its ``/{tenant}`` variant."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Match:
     """A matched route and its path parameters (json field name to decoded value)."""
 
@@ -427,7 +427,7 @@ class Match:
     params: dict[str, str]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class HttpRequest:
     """What a client sends: ``path`` is percent-encoded, ``query`` pairs and ``body`` are
     decoded values for the HTTP library to encode."""
@@ -438,8 +438,7 @@ class HttpRequest:
     body: dict[str, Any] | None
 
 
-@dataclass(frozen=True)
-class _Capture:
+class _Capture(NamedTuple):
     """Where one path field sits among the segments of a matched path."""
 
     field: str
@@ -494,10 +493,7 @@ _PATTERNS: tuple[tuple[Route, tuple[str, ...], str, tuple[_Capture, ...]], ...] 
         ROUTES[5],
         ("*", "tasks", "*"),
         "",
-        (
-            _Capture("tenant", 0),
-            _Capture("id", 2),
-        ),
+        (_Capture("tenant", 0), _Capture("id", 2)),
     ),
     (
         ROUTES[6],
@@ -521,10 +517,7 @@ _PATTERNS: tuple[tuple[Route, tuple[str, ...], str, tuple[_Capture, ...]], ...] 
         ROUTES[9],
         ("*", "tasks", "*"),
         "cancel",
-        (
-            _Capture("tenant", 0),
-            _Capture("id", 2),
-        ),
+        (_Capture("tenant", 0), _Capture("id", 2)),
     ),
     (
         ROUTES[10],
@@ -542,19 +535,13 @@ _PATTERNS: tuple[tuple[Route, tuple[str, ...], str, tuple[_Capture, ...]], ...] 
         ROUTES[12],
         ("*", "tasks", "*"),
         "subscribe",
-        (
-            _Capture("tenant", 0),
-            _Capture("id", 2),
-        ),
+        (_Capture("tenant", 0), _Capture("id", 2)),
     ),
     (
         ROUTES[13],
         ("*", "tasks", "*"),
         "subscribe",
-        (
-            _Capture("tenant", 0),
-            _Capture("id", 2),
-        ),
+        (_Capture("tenant", 0), _Capture("id", 2)),
     ),
     (
         ROUTES[14],
@@ -566,29 +553,19 @@ _PATTERNS: tuple[tuple[Route, tuple[str, ...], str, tuple[_Capture, ...]], ...] 
         ROUTES[15],
         ("*", "tasks", "*", "pushNotificationConfigs"),
         "",
-        (
-            _Capture("tenant", 0),
-            _Capture("taskId", 2),
-        ),
+        (_Capture("tenant", 0), _Capture("taskId", 2)),
     ),
     (
         ROUTES[16],
         ("tasks", "*", "pushNotificationConfigs", "*"),
         "",
-        (
-            _Capture("taskId", 1),
-            _Capture("id", 3),
-        ),
+        (_Capture("taskId", 1), _Capture("id", 3)),
     ),
     (
         ROUTES[17],
         ("*", "tasks", "*", "pushNotificationConfigs", "*"),
         "",
-        (
-            _Capture("tenant", 0),
-            _Capture("taskId", 2),
-            _Capture("id", 4),
-        ),
+        (_Capture("tenant", 0), _Capture("taskId", 2), _Capture("id", 4)),
     ),
     (
         ROUTES[18],
@@ -600,10 +577,7 @@ _PATTERNS: tuple[tuple[Route, tuple[str, ...], str, tuple[_Capture, ...]], ...] 
         ROUTES[19],
         ("*", "tasks", "*", "pushNotificationConfigs"),
         "",
-        (
-            _Capture("tenant", 0),
-            _Capture("taskId", 2),
-        ),
+        (_Capture("tenant", 0), _Capture("taskId", 2)),
     ),
     (
         ROUTES[20],
@@ -621,31 +595,17 @@ _PATTERNS: tuple[tuple[Route, tuple[str, ...], str, tuple[_Capture, ...]], ...] 
         ROUTES[22],
         ("tasks", "*", "pushNotificationConfigs", "*"),
         "",
-        (
-            _Capture("taskId", 1),
-            _Capture("id", 3),
-        ),
+        (_Capture("taskId", 1), _Capture("id", 3)),
     ),
     (
         ROUTES[23],
         ("*", "tasks", "*", "pushNotificationConfigs", "*"),
         "",
-        (
-            _Capture("tenant", 0),
-            _Capture("taskId", 2),
-            _Capture("id", 4),
-        ),
+        (_Capture("tenant", 0), _Capture("taskId", 2), _Capture("id", 4)),
     ),
 )
 
-_CUSTOM_VERBS = frozenset(
-    {
-        "cancel",
-        "send",
-        "stream",
-        "subscribe",
-    }
-)
+_CUSTOM_VERBS = frozenset({"cancel", "send", "stream", "subscribe"})
 
 _MALFORMED_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
@@ -667,68 +627,87 @@ def _build_tree() -> _Node:
 _TREE = _build_tree()
 
 
+def _well_formed(raw_path: str) -> bool:
+    """Every ``%`` starts a hex escape and the escapes decode to UTF-8."""
+    if _MALFORMED_ESCAPE.search(raw_path):
+        return False
+    try:
+        unquote_to_bytes(raw_path).decode("utf-8")
+    except UnicodeError:
+        return False
+    return True
+
+
 def _split(raw_path: str) -> tuple[list[str], str] | None:
     """The raw segments and the custom verb of a path; None when no route can match it
     (no leading ``/``, a malformed percent escape, bytes that are not UTF-8)."""
     if not raw_path.startswith("/"):
         return None
-    if "%" in raw_path:
-        if _MALFORMED_ESCAPE.search(raw_path):
-            return None
-        try:
-            unquote_to_bytes(raw_path).decode("utf-8")
-        except UnicodeError:
-            return None
+    if "%" in raw_path and not _well_formed(raw_path):
+        return None
     segments = raw_path[1:].split("/") if raw_path != "/" else []
-    if segments:
+    if segments and ":" in segments[-1]:
         # The colon starts a custom verb only when some route has that verb.
-        head, colon, custom_verb = segments[-1].rpartition(":")
-        if colon and custom_verb in _CUSTOM_VERBS:
+        head, _, custom_verb = segments[-1].rpartition(":")
+        if custom_verb in _CUSTOM_VERBS:
             segments[-1] = head
             return segments, custom_verb
     return segments, ""
 
 
-def _params(captures: tuple[_Capture, ...], segments: list[str]) -> dict[str, str]:
-    params: dict[str, str] = {}
-    for capture in captures:
-        raw = segments[capture.start]
-        params[capture.field] = unquote(raw) if "%" in raw else raw
-    return params
-
-
-def _search(
-    node: _Node, segments: list[str], index: int, key: tuple[str, str]
-) -> tuple[Route, tuple[_Capture, ...]] | None:
-    """Depth-first, literal before ``*``: the first route found is the
-    most specific."""
-    if index == len(segments):
-        return node.routes.get(key)
-    segment = segments[index]
-    child = node.literals.get(segment)
-    if child is not None:
-        found = _search(child, segments, index + 1, key)
-        if found is not None:
-            return found
-    if node.wildcard is not None and segment:
-        found = _search(node.wildcard, segments, index + 1, key)
-        if found is not None:
-            return found
-    return None
+def _match(verb: str, raw_path: str) -> tuple[Route, dict[str, str]] | None:
+    """``match`` without the ``Match`` object, with the path split, the tree walk and the
+    parameter decoding inline: every server request comes through here."""
+    if raw_path[:1] != "/":
+        return None
+    if "%" in raw_path and not _well_formed(raw_path):
+        return None
+    segments = raw_path[1:].split("/")
+    custom_verb = ""
+    if segments and ":" in segments[-1]:
+        head, _, tail = segments[-1].rpartition(":")
+        if tail in _CUSTOM_VERBS:
+            segments[-1], custom_verb = head, tail
+    key = (custom_verb, verb)
+    # Down the route tree, literal before ``*``. Where both apply the literal is taken and
+    # the ``*`` kept; backing up to the most recent such choice keeps the precedence.
+    node, index, count = _TREE, 0, len(segments)
+    choices: list[tuple[_Node, int]] | None = None
+    while True:
+        if index == count:
+            found = node.routes.get(key)
+            if found is not None:
+                break
+        else:
+            segment = segments[index]
+            child = node.literals.get(segment)
+            wildcard = node.wildcard if segment else None
+            index += 1
+            if child is not None:
+                if wildcard is not None:
+                    if choices is None:
+                        choices = []
+                    choices.append((wildcard, index))
+                node = child
+                continue
+            if wildcard is not None:
+                node = wildcard
+                continue
+        if not choices:
+            return None
+        node, index = choices.pop()
+    params = {}
+    for field, start in found[1]:
+        raw = segments[start]
+        params[field] = unquote(raw) if "%" in raw else raw
+    return found[0], params
 
 
 def match(verb: str, raw_path: str) -> Match | None:
     """The route for ``verb`` and ``raw_path`` (the path as sent, still percent-encoded,
     without query or fragment), or None. Never raises."""
-    split = _split(raw_path)
-    if split is None:
-        return None
-    segments, custom_verb = split
-    found = _search(_TREE, segments, 0, (custom_verb, verb))
-    if found is None:
-        return None
-    route, captures = found
-    return Match(route, _params(captures, segments))
+    found = _match(verb, raw_path)
+    return None if found is None else Match(*found)
 
 
 def _collect_verbs(
@@ -775,238 +754,270 @@ def agent_card_tenant(raw_path: str) -> str | None:
     return unquote(head) if split is not None else None
 
 
-# The route a client sends for each rpc, and its tenant variant, with the path as
-# raw text pieces and the json paths of the fields between them.
-_CLIENT_ROUTES: dict[
-    str, tuple[tuple[Route, tuple[str | tuple[str, ...], ...]], ...]
-] = {
+class _Field(NamedTuple):
+    """A path field in a client route's template."""
+
+    name: str  # dotted json name
+    json_path: tuple[str, ...]
+    single_segment: bool
+
+
+class _ClientRoute(NamedTuple):
+    """How a client builds one route: its path as raw text pieces and fields, and whether
+    the built path must be matched again because another route could take it."""
+
+    route: Route
+    pieces: tuple[str | _Field, ...]
+    recheck: bool
+
+
+# The route a client sends for each rpc, then its tenant variant.
+_CLIENT_ROUTES: dict[str, tuple[_ClientRoute, ...]] = {
     "SendMessage": (
-        (
+        _ClientRoute(
             ROUTES[0],
             ("/message:send",),
+            False,
         ),
-        (
+        _ClientRoute(
             ROUTES[1],
-            (
-                "/",
-                ("tenant",),
-                "/message:send",
-            ),
+            ("/", _Field("tenant", ("tenant",), True), "/message:send"),
+            False,
         ),
     ),
     "SendStreamingMessage": (
-        (
+        _ClientRoute(
             ROUTES[2],
             ("/message:stream",),
+            False,
         ),
-        (
+        _ClientRoute(
             ROUTES[3],
-            (
-                "/",
-                ("tenant",),
-                "/message:stream",
-            ),
+            ("/", _Field("tenant", ("tenant",), True), "/message:stream"),
+            False,
         ),
     ),
     "GetTask": (
-        (
+        _ClientRoute(
             ROUTES[4],
-            (
-                "/tasks/",
-                ("id",),
-            ),
+            ("/tasks/", _Field("id", ("id",), True)),
+            False,
         ),
-        (
+        _ClientRoute(
             ROUTES[5],
             (
                 "/",
-                ("tenant",),
+                _Field("tenant", ("tenant",), True),
                 "/tasks/",
-                ("id",),
+                _Field("id", ("id",), True),
             ),
+            True,
         ),
     ),
     "ListTasks": (
-        (
+        _ClientRoute(
             ROUTES[6],
             ("/tasks",),
+            False,
         ),
-        (
+        _ClientRoute(
             ROUTES[7],
-            (
-                "/",
-                ("tenant",),
-                "/tasks",
-            ),
+            ("/", _Field("tenant", ("tenant",), True), "/tasks"),
+            True,
         ),
     ),
     "CancelTask": (
-        (
+        _ClientRoute(
             ROUTES[8],
-            (
-                "/tasks/",
-                ("id",),
-                ":cancel",
-            ),
+            ("/tasks/", _Field("id", ("id",), True), ":cancel"),
+            False,
         ),
-        (
+        _ClientRoute(
             ROUTES[9],
             (
                 "/",
-                ("tenant",),
+                _Field("tenant", ("tenant",), True),
                 "/tasks/",
-                ("id",),
+                _Field("id", ("id",), True),
                 ":cancel",
             ),
+            False,
         ),
     ),
     "SubscribeToTask": (
-        (
+        _ClientRoute(
             ROUTES[11],
-            (
-                "/tasks/",
-                ("id",),
-                ":subscribe",
-            ),
+            ("/tasks/", _Field("id", ("id",), True), ":subscribe"),
+            False,
         ),
-        (
+        _ClientRoute(
             ROUTES[13],
             (
                 "/",
-                ("tenant",),
+                _Field("tenant", ("tenant",), True),
                 "/tasks/",
-                ("id",),
+                _Field("id", ("id",), True),
                 ":subscribe",
             ),
+            False,
         ),
     ),
     "CreateTaskPushNotificationConfig": (
-        (
+        _ClientRoute(
             ROUTES[14],
             (
                 "/tasks/",
-                ("taskId",),
+                _Field("taskId", ("taskId",), True),
                 "/pushNotificationConfigs",
             ),
+            False,
         ),
-        (
+        _ClientRoute(
             ROUTES[15],
             (
                 "/",
-                ("tenant",),
+                _Field("tenant", ("tenant",), True),
                 "/tasks/",
-                ("taskId",),
+                _Field("taskId", ("taskId",), True),
                 "/pushNotificationConfigs",
             ),
+            False,
         ),
     ),
     "GetTaskPushNotificationConfig": (
-        (
+        _ClientRoute(
             ROUTES[16],
             (
                 "/tasks/",
-                ("taskId",),
+                _Field("taskId", ("taskId",), True),
                 "/pushNotificationConfigs/",
-                ("id",),
+                _Field("id", ("id",), True),
             ),
+            False,
         ),
-        (
+        _ClientRoute(
             ROUTES[17],
             (
                 "/",
-                ("tenant",),
+                _Field("tenant", ("tenant",), True),
                 "/tasks/",
-                ("taskId",),
+                _Field("taskId", ("taskId",), True),
                 "/pushNotificationConfigs/",
-                ("id",),
+                _Field("id", ("id",), True),
             ),
+            False,
         ),
     ),
     "ListTaskPushNotificationConfigs": (
-        (
+        _ClientRoute(
             ROUTES[18],
             (
                 "/tasks/",
-                ("taskId",),
+                _Field("taskId", ("taskId",), True),
                 "/pushNotificationConfigs",
             ),
+            False,
         ),
-        (
+        _ClientRoute(
             ROUTES[19],
             (
                 "/",
-                ("tenant",),
+                _Field("tenant", ("tenant",), True),
                 "/tasks/",
-                ("taskId",),
+                _Field("taskId", ("taskId",), True),
                 "/pushNotificationConfigs",
             ),
+            True,
         ),
     ),
     "GetExtendedAgentCard": (
-        (
+        _ClientRoute(
             ROUTES[20],
             ("/extendedAgentCard",),
+            False,
         ),
-        (
+        _ClientRoute(
             ROUTES[21],
-            (
-                "/",
-                ("tenant",),
-                "/extendedAgentCard",
-            ),
+            ("/", _Field("tenant", ("tenant",), True), "/extendedAgentCard"),
+            True,
         ),
     ),
     "DeleteTaskPushNotificationConfig": (
-        (
+        _ClientRoute(
             ROUTES[22],
             (
                 "/tasks/",
-                ("taskId",),
+                _Field("taskId", ("taskId",), True),
                 "/pushNotificationConfigs/",
-                ("id",),
+                _Field("id", ("id",), True),
             ),
+            False,
         ),
-        (
+        _ClientRoute(
             ROUTES[23],
             (
                 "/",
-                ("tenant",),
+                _Field("tenant", ("tenant",), True),
                 "/tasks/",
-                ("taskId",),
+                _Field("taskId", ("taskId",), True),
                 "/pushNotificationConfigs/",
-                ("id",),
+                _Field("id", ("id",), True),
             ),
+            False,
         ),
     ),
 }
 
+_UNRESERVED = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~"
+)
 
-def _path_value(rpc: str, field: str, value: object, single_segment: bool) -> str:
+
+def _path_value(rpc: str, field: _Field, value: object) -> str:
     """One path field, percent-encoded per http.proto (uppercase hex)."""
-    if isinstance(value, bool):
+    if type(value) is str:
+        text = value
+    elif isinstance(value, bool):
         text = "true" if value else "false"
     elif isinstance(value, (str, int)):
         text = str(value)
     else:
-        raise ValueError(f"{rpc}: path field {field!r} must be a string or an integer")
-    if not text:
-        raise ValueError(f"{rpc}: path field {field!r} is empty")
-    parts = [text] if single_segment else text.split("/")
-    if any(part in (".", "..") for part in parts):
         raise ValueError(
-            f"{rpc}: path field {field!r} may not be '.' or '..' (clients and servers drop such segments)"
+            f"{rpc}: path field {field.name!r} must be a string or an integer"
         )
+    if not text:
+        raise ValueError(f"{rpc}: path field {field.name!r} is empty")
+    if text in (".", "..") or (
+        not field.single_segment and ("/./" in f"/{text}/" or "/../" in f"/{text}/")
+    ):
+        raise ValueError(
+            f"{rpc}: path field {field.name!r} may not be '.' or '..' (clients and servers drop such segments)"
+        )
+    if _UNRESERVED.issuperset(text):
+        return text
     try:
-        return quote(text, safe="" if single_segment else "/")
+        return quote(text, safe="" if field.single_segment else "/")
     except UnicodeEncodeError as exc:
         raise ValueError(
-            f"{rpc}: path field {field!r} is not valid Unicode text"
+            f"{rpc}: path field {field.name!r} is not valid Unicode text"
         ) from exc
 
 
 def _pop_field(fields: dict[str, Any], json_path: tuple[str, ...]) -> object:
     """Remove and return the value at ``json_path``; None when it is absent."""
     return fields.pop(json_path[0], None)
+
+
+def _recheck(rpc: str, client: _ClientRoute, path: str) -> None:
+    """Refuse a built path that another route would take, or whose values do not fit
+    their variables' patterns."""
+    found = _match(client.route.verb, path)
+    if found is not None and found[0] is client.route:
+        return
+    where = f" (it matches rpc {found[0].rpc} {found[0].template})" if found else ""
+    raise ValueError(
+        f"{rpc}: the path {path!r} does not route back to {client.route.template}{where}"
+    )
 
 
 @overload
@@ -1130,85 +1141,86 @@ def build(
             f"{rpc}: tenant={tenant!r} differs from the request's tenant {request_tenant!r}"
         )
     chosen_tenant = tenant or request_tenant
+    client = routes[0]
     if chosen_tenant:
-        if len(routes) < 2:
-            if tenant:
-                raise ValueError(f"{rpc}: this rpc has no tenant route")
-            route, pieces = routes[0]
-        else:
-            route, pieces = routes[1]
+        if len(routes) > 1:
+            client = routes[1]
             fields["tenant"] = chosen_tenant
-    else:
-        route, pieces = routes[0]
-        if "tenant" in fields and not fields["tenant"]:
-            del fields["tenant"]
+        elif tenant:
+            raise ValueError(f"{rpc}: this rpc has no tenant route")
+    elif "tenant" in fields:
+        del fields["tenant"]  # empty: the plain route has no tenant
     path_parts: list[str] = []
-    expected: dict[str, str] = {}
-    for piece in pieces:
-        if isinstance(piece, str):
+    for piece in client.pieces:
+        if type(piece) is str:
             path_parts.append(piece)
             continue
-        name = ".".join(piece)
-        value = _pop_field(fields, piece)
+        field = cast(_Field, piece)
+        value = _pop_field(fields, field.json_path)
         if value is None:
-            raise ValueError(f"{rpc}: path field {name!r} is missing")
-        encoded = _path_value(rpc, name, value, True)
-        path_parts.append(encoded)
-        expected[name] = unquote(encoded)
+            raise ValueError(f"{rpc}: path field {field.name!r} is missing")
+        path_parts.append(_path_value(rpc, field, value))
     path = "".join(path_parts)
-    found = match(route.verb, path)
-    if found is None or found.route is not route or found.params != expected:
-        where = (
-            f" (it matches rpc {found.route.rpc} {found.route.template})"
-            if found
-            else ""
-        )
-        raise ValueError(
-            f"{rpc}: the path {path!r} does not route back to {route.template}{where}"
-        )
+    route = client.route
+    if client.recheck:
+        _recheck(rpc, client, path)
     if route.body == "*":
         return HttpRequest(route.verb, path, [], fields)
     body: dict[str, Any] | None = None
     if route.body is not None:
         value = fields.pop(route.body, None)
         body = dict(value) if isinstance(value, Mapping) else {}
-    return HttpRequest(route.verb, path, query.ENCODERS[rpc](fields), body)
+    return HttpRequest(
+        route.verb, path, query.ENCODERS[rpc](fields) if fields else [], body
+    )
 
 
 class RouteNotFound(LookupError):
     """No route for a verb and path: a 404 when ``allowed_verbs`` is empty, otherwise a
-    405 whose Allow header lists them."""
+    405 whose Allow header lists them (worked out on first use). Raised as
+    ``RouteNotFound(verb, raw_path)``."""
 
-    def __init__(self, verb: str, raw_path: str, allowed_verbs: frozenset[str]) -> None:
-        if allowed_verbs:
-            reason = f"{verb} is not allowed here (allowed: {', '.join(sorted(allowed_verbs))})"
-        else:
-            reason = "no route has this path"
-        super().__init__(f"{verb} {raw_path}: {reason}")
-        self.verb = verb
-        self.raw_path = raw_path
-        self.allowed_verbs = allowed_verbs
+    _allowed: frozenset[str] | None = None
+
+    @property
+    def verb(self) -> str:
+        """The request's verb."""
+        return str(self.args[0])
+
+    @property
+    def raw_path(self) -> str:
+        """The request's path, as sent."""
+        return str(self.args[1])
+
+    @property
+    def allowed_verbs(self) -> frozenset[str]:
+        """The verbs some route accepts for this path."""
+        if self._allowed is None:
+            self._allowed = allowed_verbs(self.raw_path)
+        return self._allowed
 
     @property
     def status(self) -> int:
         """The HTTP status to answer with: 404 or 405."""
         return 405 if self.allowed_verbs else 404
 
+    def __str__(self) -> str:
+        if self.allowed_verbs:
+            allowed = ", ".join(sorted(self.allowed_verbs))
+            return f"{self.verb} {self.raw_path}: {self.verb} is not allowed here (allowed: {allowed})"
+        return f"{self.verb} {self.raw_path}: no route has this path"
+
 
 def _merge(request: dict[str, Any], field: str, value: object, text: str) -> None:
     """Put a path value into the request; a different non-default value already there
     (from the query or the body) is an error, never silently overwritten."""
-    target = request
-    keys = field.split(".")
-    for key in keys[:-1]:
-        child = target.get(key)
-        target[key] = target = dict(child) if isinstance(child, Mapping) else {}
-    previous = target.get(keys[-1])
+    target, field_name = request, field
+    previous = target.get(field_name)
     if previous is not None and previous != value and previous not in ("", 0):
         raise query.QueryError(
             field, text, f"the path gives {value!r} but the request gives {previous!r}"
         )
-    target[keys[-1]] = value
+    target[field_name] = value
 
 
 def transcode(
@@ -1230,29 +1242,41 @@ def transcode(
     ``RouteNotFound`` (404/405), ``QueryError`` for a bad value or a field given twice
     with different values, ``ValueError`` for a body the route does not take.
     """
-    found = match(verb, raw_path)
+    found = _match(verb, raw_path)
     if found is None:
-        raise RouteNotFound(verb, raw_path, allowed_verbs(raw_path))
-    route = found.route
-    if body is not None and not isinstance(body, Mapping):
+        raise RouteNotFound(verb, raw_path)
+    route, params = found
+    if body is not None and type(body) is not dict and not isinstance(body, Mapping):
         raise ValueError(
             f"{route.verb} {route.template}: the body must be a JSON object"
         )
     request: dict[str, Any]
     if route.body == "*":
-        query.reject_fields(
-            route.rpc, query_string, unknown=unknown, max_pairs=max_pairs
-        )
+        if query_string:
+            query.reject_fields(
+                route.rpc, query_string, unknown=unknown, max_pairs=max_pairs
+            )
         request = dict(body) if body is not None else {}
     else:
-        decoded = query.DECODERS[route.rpc](
-            query_string, unknown=unknown, max_pairs=max_pairs
+        request = (
+            dict(
+                query.DECODERS[route.rpc](
+                    query_string, unknown=unknown, max_pairs=max_pairs
+                )
+            )
+            if query_string
+            else {}
         )
-        request = dict(decoded)
         if route.body is not None:
             request[route.body] = dict(body) if body is not None else {}
         elif body:
             raise ValueError(f"{route.verb} {route.template} takes no body")
-    for field, text in found.params.items():
-        _merge(request, field, text, text)
+    if not request:
+        return route, params  # nothing to merge with: the path values are the request
+    for field, text in params.items():
+        previous = request.setdefault(field, text)
+        if previous != text:
+            _merge(
+                request, field, text, text
+            )  # refuses a real conflict, or takes the path value
     return route, request
