@@ -320,13 +320,20 @@ def api_core_client() -> Callable[[], None]:
 
 
 def import_time(statement: str, runs: int = 15) -> tuple[float, float, float]:
+    """Import time in fresh interpreters, as a deployment sees it: from bytecode (cached
+    once, in a temporary prefix, for both sides alike)."""
+    import os
+
     script = (
         f"import sys, time; sys.path[:0] = [{str(ROOT / 'generated')!r}]; t = time.perf_counter(); "
         f"{statement}; print(time.perf_counter() - t)"
     )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "protoc-gen-a2a-bench-pyc")
+    subprocess.run([sys.executable, "-c", script], capture_output=True, check=True, env=env)
     samples = []
     for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
         samples.append(float(out.stdout) * 1e9)
     return statistics.median(samples), min(samples), max(samples)
 
@@ -411,9 +418,12 @@ def hostile() -> None:
 
 
 def _swallow(function: Callable[..., object], *args: object, **kwargs: object) -> None:
+    """Call and drop the declared errors (QueryError is a ValueError; JsonRpcError)."""
+    from a2a_binding.jsonrpc import JsonRpcError
+
     try:
         function(*args, **kwargs)
-    except ValueError:
+    except (ValueError, JsonRpcError):
         pass
 
 
@@ -440,7 +450,10 @@ def main() -> None:
     e = show("(e)  import a2a_binding (routes, query, jsonrpc, messages)",
              import_time("import a2a_binding.routes, a2a_binding.query, a2a_binding.jsonrpc, a2a_binding.messages"), "ms")
     e2 = show("     import a2a.server.routes.rest_routes", import_time("import a2a.server.routes.rest_routes"), "ms")
-    print(f"  (e) = {e / 1e6:.1f} ms (target < 10 ms); {e2 / e:.0f}x less than the SDK's REST routes")
+    floor = show("     of (e), the standard library it imports alone",
+                 import_time("import typing, dataclasses, json, urllib.parse, datetime, re"), "ms")
+    print(f"  (e) = {e / 1e6:.1f} ms (target < 10 ms), {(e - floor) / 1e6:.1f} ms of it the package itself; "
+          f"{e2 / e:.0f}x less than the SDK's REST routes")
     scaling()
     hostile()
 

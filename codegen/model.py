@@ -637,6 +637,12 @@ class BindingFile:
         return any(b.template.has_deep_wildcard for _, b in self.routes)
 
     @property
+    def max_path_segments(self) -> int:
+        """The most segments a path can have and still match (without ``**``); the root
+        path ``/`` counts as one."""
+        return max([1] + [len(b.template.segments) for _, b in self.routes])
+
+    @property
     def has_nested_path_fields(self) -> bool:
         """True when some path variable names a field inside a nested message."""
         return any(len(pf.json_path) > 1 for _, b in self.routes for pf in b.path_fields)

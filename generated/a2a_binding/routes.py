@@ -25,6 +25,7 @@ __all__ = [
     "AGENT_CARD_PATH",
     "CONTENT_TYPE",
     "HttpRequest",
+    "MAX_PATH_SEGMENTS",
     "Match",
     "ROUTES",
     "Route",
@@ -607,6 +608,10 @@ _PATTERNS: tuple[tuple[Route, tuple[str, ...], str, tuple[_Capture, ...]], ...] 
 
 _CUSTOM_VERBS = frozenset({"cancel", "send", "stream", "subscribe"})
 
+MAX_PATH_SEGMENTS = 5
+"""The most segments of any route: a longer path cannot match, so it is refused before
+any work is done."""
+
 _MALFORMED_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
@@ -641,7 +646,7 @@ def _well_formed(raw_path: str) -> bool:
 def _split(raw_path: str) -> tuple[list[str], str] | None:
     """The raw segments and the custom verb of a path; None when no route can match it
     (no leading ``/``, a malformed percent escape, bytes that are not UTF-8)."""
-    if not raw_path.startswith("/"):
+    if not raw_path.startswith("/") or raw_path.count("/") > MAX_PATH_SEGMENTS:
         return None
     if "%" in raw_path and not _well_formed(raw_path):
         return None
@@ -658,7 +663,7 @@ def _split(raw_path: str) -> tuple[list[str], str] | None:
 def _match(verb: str, raw_path: str) -> tuple[Route, dict[str, str]] | None:
     """``match`` without the ``Match`` object, with the path split, the tree walk and the
     parameter decoding inline: every server request comes through here."""
-    if raw_path[:1] != "/":
+    if raw_path[:1] != "/" or raw_path.count("/") > MAX_PATH_SEGMENTS:
         return None
     if "%" in raw_path and not _well_formed(raw_path):
         return None
