@@ -23,3 +23,11 @@ clean:
 
 bench: $(STAMP)
 	$(PY) bench/bench.py
+
+# Coverage-guided fuzzing of the generated code; FUZZ_SECONDS=600 for the full run.
+FUZZ_SECONDS ?= 60
+fuzz: $(STAMP)
+	$(PY) -m pip install --quiet 'atheris==3.0.0'
+	mkdir -p .fuzz/corpus .fuzz/crashes
+	$(PY) fuzz/fuzz_generated.py .fuzz/corpus -max_total_time=$(FUZZ_SECONDS) \
+		-rss_limit_mb=4096 -artifact_prefix=.fuzz/crashes/ -print_final_stats=1
