@@ -11,7 +11,7 @@ import functools
 import hashlib
 import keyword
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from google.api import annotations_pb2, http_pb2
@@ -46,7 +46,6 @@ __all__ = [
     "Generation",
     "build_files",
     "descriptor_sha256",
-    "iter_routes",
     "WELL_KNOWN_TYPES",
 ]
 
@@ -1394,10 +1393,3 @@ def _module_name(stem: str) -> str:
     if cleaned[:1].isdigit():
         cleaned = "_" + cleaned
     return f"{cleaned}_binding"
-
-
-def iter_routes(binding_file: BindingFile) -> Iterator[tuple[Method, Binding]]:
-    """Every (rpc, route) pair of the file, in table order."""
-    for method in binding_file.methods:
-        for binding in method.bindings:
-            yield method, binding

@@ -328,3 +328,22 @@ def test_tenant_field_option_synthesises_variants(load_package: Callable[..., Mo
     assert built.path == "/acme/items/i"
     found = synthesised.routes.match("GET", "/acme/items/i")
     assert found.params == {"tenant": "acme", "id": "i"}
+
+
+def test_public_functions_take_the_contract_keyword_names(a2a: ModuleType) -> None:
+    """Callers may use the parameter names DESIGN.md gives."""
+    routes, query, jsonrpc = a2a.routes, a2a.query, a2a.jsonrpc
+    assert routes.match(verb="GET", raw_path="/tasks").route.rpc == "ListTasks"
+    assert routes.allowed_verbs(raw_path="/tasks") == {"GET"}
+    assert routes.agent_card_tenant(raw_path="/.well-known/agent-card.json") == ""
+    assert routes.build(rpc="GetTask", request={"id": "x"}, tenant="t").path == "/t/tasks/x"
+    route, request = routes.transcode(verb="GET", raw_path="/tasks", query="pageSize=5", body=None)
+    assert request == {"pageSize": 5}
+    assert query.decode(rpc="ListTasks", query="pageSize=5", unknown="reject") == {"pageSize": 5}
+    assert query.encode(rpc="ListTasks", request={"pageSize": 5}) == [("pageSize", "5")]
+    assert jsonrpc.parse_request(payload='{"jsonrpc":"2.0","id":1,"method":"GetTask"}', tenant=None).id == 1
+    assert jsonrpc.endpoint_tenant(path="/t1", base="/") == "t1"
+    assert jsonrpc.request(method="GetTask", params={}, id=1, tenant=None, tenant_in_path=False)[0] == "/"
+    error = jsonrpc.JsonRpcError(code=-32603, message="m", data=None)
+    assert jsonrpc.failure(id=1, error=error)["error"] == {"code": -32603, "message": "m"}
+    assert jsonrpc.success(id=1, result={})["result"] == {}

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, cast, overload
 from urllib.parse import quote, unquote, unquote_to_bytes
 
-from . import messages, query
+from . import messages
+from . import query as query_codecs
 
 __all__ = [
     "ACCEPTED_CONTENT_TYPES",
@@ -1176,7 +1177,7 @@ def build(
         value = fields.pop(route.body, None)
         body = dict(value) if isinstance(value, Mapping) else {}
     return HttpRequest(
-        route.verb, path, query.ENCODERS[rpc](fields) if fields else [], body
+        route.verb, path, query_codecs.ENCODERS[rpc](fields) if fields else [], body
     )
 
 
@@ -1222,7 +1223,7 @@ def _merge(request: dict[str, Any], field: str, value: object, text: str) -> Non
     target, field_name = request, field
     previous = target.get(field_name)
     if previous is not None and previous != value and previous not in ("", 0):
-        raise query.QueryError(
+        raise query_codecs.QueryError(
             field, text, f"the path gives {value!r} but the request gives {previous!r}"
         )
     target[field_name] = value
@@ -1231,16 +1232,16 @@ def _merge(request: dict[str, Any], field: str, value: object, text: str) -> Non
 def transcode(
     verb: str,
     raw_path: str,
-    query_string: query.QueryInput = "",
+    query: query_codecs.QueryInput = "",
     body: object = None,
     *,
-    unknown: query.Unknown = "ignore",
-    max_pairs: int = query.MAX_QUERY_PAIRS,
+    unknown: query_codecs.Unknown = "ignore",
+    max_pairs: int = query_codecs.MAX_QUERY_PAIRS,
 ) -> tuple[Route, dict[str, Any]]:
     """The route of a received request and its ProtoJSON request dict, ready for
     ``google.protobuf.json_format.ParseDict``.
 
-    ``query_string`` is the raw query (or decoded pairs), ``body`` the decoded JSON body
+    ``query`` is the raw query string (or decoded pairs), ``body`` the decoded JSON body
     or None. Path values, the query and the body are merged per the route's rule: for
     ``body: "*"`` the body is the request and the query may name no field; for a field
     body the body is that field; otherwise the query holds the fields. Raises
@@ -1257,19 +1258,19 @@ def transcode(
         )
     request: dict[str, Any]
     if route.body == "*":
-        if query_string:
-            query.reject_fields(
-                route.rpc, query_string, unknown=unknown, max_pairs=max_pairs
+        if query:
+            query_codecs.reject_fields(
+                route.rpc, query, unknown=unknown, max_pairs=max_pairs
             )
         request = dict(body) if body is not None else {}
     else:
         request = (
             dict(
-                query.DECODERS[route.rpc](
-                    query_string, unknown=unknown, max_pairs=max_pairs
+                query_codecs.DECODERS[route.rpc](
+                    query, unknown=unknown, max_pairs=max_pairs
                 )
             )
-            if query_string
+            if query
             else {}
         )
         if route.body is not None:
@@ -1281,7 +1282,6 @@ def transcode(
     for field, text in params.items():
         previous = request.setdefault(field, text)
         if previous != text:
-            _merge(
-                request, field, text, text
-            )  # refuses a real conflict, or takes the path value
+            # A real conflict is refused; a default ("", 0) gives way to the path value.
+            _merge(request, field, text, text)
     return route, request
