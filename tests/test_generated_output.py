@@ -48,6 +48,7 @@ def _outputs(tmp_path: Path) -> list[Path]:
         (PROTO / "features" / "legacy.proto", ""),
         (PROTO / "features" / "editions.proto", ""),
         (PROTO / "features" / "scalars.proto", ""),
+        (PROTO / "features" / "keywords.proto", ""),
     ]:
         response, _ = run_plugin(proto, parameter)
         assert not response.error, response.error
@@ -170,7 +171,7 @@ def test_templates_write_what_black_writes() -> None:
     from codegen.render import format_sources, render_sources
 
     requests = [request_from_module()]
-    for name in ("library", "scalars", "tenancy", "legacy", "editions"):
+    for name in ("library", "scalars", "tenancy", "legacy", "editions", "keywords"):
         proto = PROTO / "features" / f"{name}.proto"
         requests.append(request_from_protos([str(proto)], [str(proto.parent)]))
     for request in requests:

@@ -347,3 +347,13 @@ def test_public_functions_take_the_contract_keyword_names(a2a: ModuleType) -> No
     error = jsonrpc.JsonRpcError(code=-32603, message="m", data=None)
     assert jsonrpc.failure(id=1, error=error)["error"] == {"code": -32603, "message": "m"}
     assert jsonrpc.success(id=1, result={})["result"] == {}
+
+
+def test_python_keywords_as_field_and_rpc_names(load_package: Callable[..., ModuleType]) -> None:
+    package = load_package(PROTO / "features" / "keywords.proto")
+    built = package.routes.build("Import", {"from": "a b", "class": "c", "lambda": 3})
+    assert (built.path, built.query) == ("/items/a%20b", [("class", "c"), ("lambda", "3")])
+    route, request = package.routes.transcode("GET", "/items/x", "class=c&lambda=4&state=1")
+    assert (route.rpc, request) == ("Import", {"class": "c", "lambda": 4, "state": "STATE_ON", "from": "x"})
+    assert package.routes.transcode("POST", "/items/x:none", "", {"from": "f"})[0].rpc == "None"
+    assert "from" in package.query.ImportQuery.__annotations__
