@@ -29,5 +29,5 @@ FUZZ_SECONDS ?= 60
 fuzz: $(STAMP)
 	$(PY) -m pip install --quiet 'atheris==3.0.0'
 	mkdir -p .fuzz/corpus .fuzz/crashes
-	$(PY) fuzz/fuzz_generated.py .fuzz/corpus -max_total_time=$(FUZZ_SECONDS) \
+	$(PY) fuzz/fuzz_generated.py .fuzz/corpus -dict=fuzz/a2a.dict -max_total_time=$(FUZZ_SECONDS) \
 		-rss_limit_mb=4096 -artifact_prefix=.fuzz/crashes/ -print_final_stats=1
