@@ -566,7 +566,7 @@ class BindingFile:
                     found[enum.full_name] = enum
         return tuple(found[name] for name in sorted(found))
 
-    @property
+    @functools.cached_property
     def methods(self) -> tuple[Method, ...]:
         """Every rpc of every service, in declaration order."""
         return tuple(m for s in self.services for m in s.methods)
@@ -576,7 +576,7 @@ class BindingFile:
         """True when any service gets the A2A extras."""
         return any(service.a2a for service in self.services)
 
-    @property
+    @functools.cached_property
     def routes(self) -> tuple[tuple[Method, Binding], ...]:
         """Every (rpc, route) pair, in table order: rpcs as declared, each rpc's bindings
         as written, a generated alias right after the route it aliases."""

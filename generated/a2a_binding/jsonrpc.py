@@ -20,7 +20,7 @@ from typing import Any, Literal, Union, overload
 from urllib.parse import quote, unquote
 
 from . import messages
-from .routes import AGENT_CARD_PATH, ROUTES, Route, agent_card_tenant
+from .routes import AGENT_CARD_PATH, ROUTES, Route, _well_formed, agent_card_tenant
 
 __all__ = [
     "A2A_ERRORS",
@@ -346,23 +346,9 @@ def endpoint_tenant(path: str, base: str = "/") -> str | None:
     if rest in ("", "/"):
         return ""
     segment = rest[1:-1] if rest.endswith("/") else rest[1:]
-    if not segment or "/" in segment or not _escapes_ok(segment):
+    if not segment or "/" in segment or not _well_formed(segment):
         return None
-    try:
-        return unquote(segment, errors="strict")
-    except UnicodeError:
-        return None
-
-
-def _escapes_ok(segment: str) -> bool:
-    """Every ``%`` starts a two-digit hex escape."""
-    index = segment.find("%")
-    while index != -1:
-        pair = segment[index + 1 : index + 3]
-        if len(pair) != 2 or any(c not in "0123456789abcdefABCDEF" for c in pair):
-            return False
-        index = segment.find("%", index + 3)
-    return True
+    return unquote(segment)
 
 
 @overload
