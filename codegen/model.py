@@ -150,7 +150,6 @@ class Field:
     kind: str  # "string", "int64", "enum", "message", ... (descriptor.proto type names)
     type_name: str  # full name of the message or enum type, "" for scalars
     repeated: bool
-    optional: bool  # explicit presence (proto3 `optional`)
     oneof: str | None
     map_key_kind: str | None = None  # set for map fields
     map_value: Field | None = None  # the value field of a map entry
@@ -718,7 +717,6 @@ class _Index:
         self.messages: dict[
             str, tuple[descriptor_pb2.DescriptorProto, _SourceInfo, tuple[int, ...]]
         ] = {}
-        self.syntax: dict[str, str] = {}
         self.package: dict[str, str] = {}
         self.enums: dict[
             str, tuple[descriptor_pb2.EnumDescriptorProto, _SourceInfo, tuple[int, ...]]
@@ -744,7 +742,6 @@ class _Index:
     ) -> None:
         full_name = prefix + message.name
         self.messages[full_name] = (message, info, path)
-        self.syntax[full_name] = self.files[info.file].syntax or "proto2"
         self.package[full_name] = self.files[info.file].package
         for i, nested in enumerate(message.nested_type):
             self._add_message(full_name + ".", nested, info, path + (_MESSAGE_NESTED, i))
@@ -756,9 +753,8 @@ class _Index:
         built = self._built.get(full_name)
         if built is None:
             descriptor, info, path = self.messages[full_name]
-            syntax = self.syntax[full_name]
             fields = tuple(
-                self._field(descriptor, f, syntax, info.comment(path + (_MESSAGE_FIELD, i)))
+                self._field(descriptor, f, info.comment(path + (_MESSAGE_FIELD, i)))
                 for i, f in enumerate(descriptor.field)
             )
             built = Message(
@@ -776,7 +772,6 @@ class _Index:
         self,
         message: descriptor_pb2.DescriptorProto,
         descriptor: descriptor_pb2.FieldDescriptorProto,
-        syntax: str,
         comment: str,
     ) -> Field:
         kind = _KIND_NAMES[descriptor.type]
@@ -785,17 +780,11 @@ class _Index:
         oneof: str | None = None
         if descriptor.HasField("oneof_index") and not descriptor.proto3_optional:
             oneof = message.oneof_decl[descriptor.oneof_index].name
-        optional = descriptor.proto3_optional or (
-            descriptor.label == _FDP.LABEL_OPTIONAL
-            and kind != "message"
-            and oneof is None
-            and _explicit_presence(syntax, descriptor)
-        )
         json_name = descriptor.json_name or _json_name(descriptor.name)
         entry = self.messages.get(type_name, (None,))[0] if kind == "message" else None
         if repeated and entry is not None and entry.options.map_entry:
             key, value = entry.field[0], entry.field[1]
-            value_field = self._field(entry, value, syntax, "")
+            value_field = self._field(entry, value, "")
             return Field(
                 descriptor.name,
                 json_name,
@@ -803,7 +792,6 @@ class _Index:
                 kind,
                 type_name,
                 repeated=True,
-                optional=False,
                 oneof=None,
                 map_key_kind=_KIND_NAMES[key.type],
                 map_value=value_field,
@@ -816,21 +804,9 @@ class _Index:
             kind,
             type_name,
             repeated=repeated,
-            optional=optional,
             oneof=oneof,
             comment=comment,
         )
-
-
-def _explicit_presence(syntax: str, field: descriptor_pb2.FieldDescriptorProto) -> bool:
-    """Singular scalars have presence in proto2 and, unless a feature says otherwise,
-    in editions; in proto3 only with ``optional`` (handled by the caller)."""
-    if syntax == "proto2":
-        return True
-    if syntax == "editions":
-        implicit = descriptor_pb2.FeatureSet.IMPLICIT
-        return bool(field.options.features.field_presence != implicit)
-    return False
 
 
 def _json_name(name: str) -> str:
@@ -1356,6 +1332,17 @@ def build_files(request: plugin_pb2.CodeGeneratorRequest, options: Options) -> G
         )
         if options.ambiguity == "warn":
             warnings.extend(f"warning: {overlap}" for overlap in overlaps)
+    packages: dict[str, str] = {}
+    for binding_file in results:
+        other = packages.setdefault(binding_file.module, binding_file.proto_file)
+        if other != binding_file.proto_file:
+            errors.append(
+                Diagnostic(
+                    SourceLocation(binding_file.proto_file),
+                    f"would be generated as package {binding_file.module}, like {other}; "
+                    "generate them in separate runs, each with its own module=NAME",
+                )
+            )
     if errors:
         raise GenerationError(errors)
     return Generation(tuple(results), tuple(warnings))

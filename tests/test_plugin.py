@@ -178,3 +178,24 @@ def test_plugin_bug_exits_nonzero_with_traceback_and_silent_stdout() -> None:
     assert result.returncode != 0
     assert b"Traceback" in result.stderr
     assert result.stdout == b""
+
+
+def test_two_files_may_not_become_one_package(tmp_path: Path) -> None:
+    source = (PROTO / "features" / "tenancy.proto").read_text()
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "items.proto").write_text(source.replace("example.tenancy.v1", f"twins.{folder}"))
+    (tmp_path / "a" / "other.proto").write_text(source.replace("example.tenancy.v1", "twins.other"))
+    (tmp_path / "out").mkdir()
+    base = [sys.executable, "-m", "grpc_tools.protoc", f"-I{tmp_path}", *[f"-I{p}" for p in include_paths()],
+            f"--plugin=protoc-gen-a2a={plugin_executable()}", f"--a2a_out={tmp_path / 'out'}"]
+    same_stem = subprocess.run([*base, "a/items.proto", "b/items.proto"], capture_output=True, text=True, timeout=120)
+    assert same_stem.returncode != 0
+    assert "b/items.proto: would be generated as package items_binding, like a/items.proto" in same_stem.stderr
+    one_module = subprocess.run([*base, "--a2a_opt=module=api", "a/items.proto", "a/other.proto"],
+                                capture_output=True, text=True, timeout=120)
+    assert one_module.returncode != 0 and "would be generated as package api" in one_module.stderr
+    assert list((tmp_path / "out").iterdir()) == []
+    separate = subprocess.run([*base, "a/items.proto", "a/other.proto"], capture_output=True, text=True, timeout=120)
+    assert separate.returncode == 0, separate.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["items_binding", "other_binding"]
