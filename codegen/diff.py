@@ -88,11 +88,11 @@ def _pair_renames(
 def _query_params(method: Method) -> dict[str, str]:
     """Query parameters a client sets (not bound by the path of every route), with their
     type as ``codec`` or ``repeated codec``."""
+    if not method.has_query:
+        return {}
     always_bound = set.intersection(
         *({pf.proto_path for pf in binding.path_fields} for binding in method.bindings)
     )
-    if not method.has_query:
-        return {}
     return {
         param.json_name: ("repeated " if param.repeated else "") + param.codec
         + (f" {param.enum.full_name.rpartition('.')[2]}" if param.enum else "")

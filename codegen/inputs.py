@@ -55,7 +55,8 @@ def _request(
     request = plugin_pb2.CodeGeneratorRequest(parameter=parameter)
     request.file_to_generate.extend(to_generate)
     request.proto_file.extend(files)
-    request.source_file_descriptors.extend(f for f in files if f.name in set(to_generate))
+    chosen = set(to_generate)
+    request.source_file_descriptors.extend(f for f in files if f.name in chosen)
     return request
 
 

@@ -439,18 +439,21 @@ class Method:
                 return binding
         return plain[0] if plain else self.bindings[0]
 
+    def tenant_variant(self, binding: Binding) -> Binding | None:
+        """The ``/{tenant}`` variant of a plain route of this rpc (same verb), if any."""
+        for candidate in self.bindings:
+            if (
+                candidate.tenant
+                and candidate.verb == binding.verb
+                and candidate.plain_template == binding.template.source
+            ):
+                return candidate
+        return None
+
     @property
     def tenant_client_binding(self) -> Binding | None:
         """The tenant variant of ``client_binding``, if the rpc has one."""
-        main = self.client_binding
-        for binding in self.bindings:
-            if (
-                binding.tenant
-                and binding.verb == main.verb
-                and binding.plain_template == main.template.source
-            ):
-                return binding
-        return None
+        return self.tenant_variant(self.client_binding)
 
 
 @dataclass(frozen=True)
@@ -603,17 +606,6 @@ class BindingFile:
                 checked.add(id(binding))
         return frozenset(checked)
 
-    def tenant_twin(self, method: Method, binding: Binding) -> Binding | None:
-        """For a plain route, its ``/{tenant}`` variant (same rpc, verb and alias flag)."""
-        for candidate in method.bindings:
-            if (
-                candidate.tenant
-                and candidate.verb == binding.verb
-                and candidate.plain_template == binding.template.source
-            ):
-                return candidate
-        return None
-
     @property
     def custom_verbs(self) -> tuple[str, ...]:
         """Every custom verb some route has, sorted."""
@@ -644,13 +636,6 @@ class BindingFile:
     def has_nested_path_fields(self) -> bool:
         """True when some path variable names a field inside a nested message."""
         return any(len(pf.json_path) > 1 for _, b in self.routes for pf in b.path_fields)
-
-    def message(self, full_name: str) -> Message:
-        """The reachable message with this full name."""
-        for message in self.messages:
-            if message.full_name == full_name:
-                return message
-        raise KeyError(full_name)
 
     def enum(self, full_name: str) -> Enum:
         """The reachable enum with this full name."""
