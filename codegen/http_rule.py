@@ -114,7 +114,9 @@ class PathTemplate:
     @property
     def has_deep_wildcard(self) -> bool:
         """True when the last segment is ``**``."""
-        return bool(self.segments) and self.segments[-1].kind is SegmentKind.DEEP_WILDCARD
+        return (
+            bool(self.segments) and self.segments[-1].kind is SegmentKind.DEEP_WILDCARD
+        )
 
     @property
     def pieces(self) -> tuple[str | Variable, ...]:
@@ -189,7 +191,9 @@ class _Parser:
                 raise self.error("a custom verb cannot follow '**'", start - 1)
         if self.pos != len(self.text):
             raise self.error(f"unexpected {self.peek()!r}")
-        return PathTemplate(self.text, tuple(self.segments), tuple(self.variables), verb)
+        return PathTemplate(
+            self.text, tuple(self.segments), tuple(self.variables), verb
+        )
 
     def has_deep_wildcard(self) -> bool:
         return any(s.kind is SegmentKind.DEEP_WILDCARD for s in self.segments)
@@ -221,7 +225,12 @@ class _Parser:
         elif char in ("", "/", ":", "}"):
             raise self.error("empty path segment")
         else:
-            self.segments.append(Segment(SegmentKind.LITERAL, self.parse_literal("segment")))
+            start = self.pos
+            literal = self.parse_literal("segment")
+            if literal in (".", ".."):
+                # Clients and servers remove dot segments before routing (RFC 3986 §5.2.4).
+                raise self.error(f"a {literal!r} segment never reaches a server", start)
+            self.segments.append(Segment(SegmentKind.LITERAL, literal))
 
     def parse_literal(self, what: str) -> str:
         start = self.pos
@@ -259,7 +268,11 @@ class _Parser:
             raise self.error(f"unexpected {self.peek()!r} in variable {name!r}")
         self.pos += 1
         segments = tuple(self.segments[start:])
-        end = None if segments[-1].kind is SegmentKind.DEEP_WILDCARD else len(self.segments)
+        end = (
+            None
+            if segments[-1].kind is SegmentKind.DEEP_WILDCARD
+            else len(self.segments)
+        )
         self.variables.append(Variable(field_path, start, end, segments))
 
     def parse_field_path(self) -> tuple[str, ...]:
@@ -307,7 +320,9 @@ def overlap_example(first: PathTemplate, second: PathTemplate) -> str | None:
         left = a_fixed[i] if i < len(a_fixed) else None
         right = b_fixed[i] if i < len(b_fixed) else None
         literals = {
-            s.literal for s in (left, right) if s is not None and s.kind is SegmentKind.LITERAL
+            s.literal
+            for s in (left, right)
+            if s is not None and s.kind is SegmentKind.LITERAL
         }
         if len(literals) > 1:
             return None
@@ -332,9 +347,17 @@ def _deep_minimum(template: PathTemplate) -> int:
 def precedence(first: PathTemplate, second: PathTemplate) -> int:
     """-1 when ``first`` wins a path both match, 1 when ``second`` does, 0 for the same
     shape: at the first position where they differ a literal beats ``*``, which beats
-    ``**``."""
-    rank = {SegmentKind.LITERAL: 0, SegmentKind.WILDCARD: 1, SegmentKind.DEEP_WILDCARD: 2}
+    ``**``; a template that ends where the other goes on with ``**`` wins."""
+    rank = {
+        SegmentKind.LITERAL: 0,
+        SegmentKind.WILDCARD: 1,
+        SegmentKind.DEEP_WILDCARD: 2,
+    }
     for left, right in zip(first.segments, second.segments):
         if rank[left.kind] != rank[right.kind]:
             return -1 if rank[left.kind] < rank[right.kind] else 1
+    # Alike up to where one ends: the other goes on with a ``**`` that takes nothing
+    # there, and a template that is used up beats it (``/a`` wins ``/a`` from ``/a/**``).
+    if len(first.segments) != len(second.segments):
+        return -1 if len(first.segments) < len(second.segments) else 1
     return 0

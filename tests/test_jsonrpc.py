@@ -45,7 +45,7 @@ def test_a2a_error_codes_agree_with_the_sdk(a2a: ModuleType) -> None:
     assert a2a.jsonrpc.A2A_ERRORS["TaskNotFoundError"].http_status == 404
     assert a2a.jsonrpc.A2A_ERRORS["InvalidAgentResponseError"].http_status == 500
     status = a2a.jsonrpc.A2A_ERRORS["TaskNotCancelableError"].status("done already")
-    assert (status["code"], status["status"], status["message"]) == (400, "INVALID_ARGUMENT", "done already")
+    assert (status["code"], status["status"], status["message"]) == (400, "FAILED_PRECONDITION", "done already")
     assert status["details"][0] == {
         "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_CANCELABLE",
         "domain": "a2a-protocol.org",
@@ -72,9 +72,12 @@ def _env(**fields: Any) -> str:
         ('[{"jsonrpc": "2.0", "id": 1, "method": "GetTask"}]', -32600, "batch", None),
         ("1", -32600, "must be a JSON object", None),
         ('"x"', -32600, "must be a JSON object", None),
-        ('{"id": 1, "method": "GetTask"}', -32600, '"jsonrpc" must be exactly "2.0"', None),
-        ('{"jsonrpc": "1.0", "id": 1, "method": "GetTask"}', -32600, '"jsonrpc"', None),
-        ('{"jsonrpc": 2.0, "id": 1, "method": "GetTask"}', -32600, '"jsonrpc"', None),
+        # The id could be read, so the answer echoes it (JSON-RPC 2.0 §5: null only when
+        # the id cannot be determined).
+        ('{"id": 1, "method": "GetTask"}', -32600, '"jsonrpc" must be exactly "2.0"', 1),
+        ('{"jsonrpc": "1.0", "id": 7, "method": "SendMessage"}', -32600, '"jsonrpc"', 7),
+        ('{"jsonrpc": 2.0, "id": "x", "method": "GetTask"}', -32600, '"jsonrpc"', "x"),
+        ('{"jsonrpc": "1.0", "id": [1], "method": "GetTask"}', -32600, "id must be", None),
         (_env(id=True, method="GetTask"), -32600, "id must be", None),
         (_env(id=1.5, method="GetTask"), -32600, "id must be", None),
         (_env(id=[1], method="GetTask"), -32600, "id must be", None),

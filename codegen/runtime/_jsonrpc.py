@@ -1,0 +1,291 @@
+"""JSON-RPC 2.0: the envelope checks, the answers, SSE framing and endpoint tenants.
+
+The generated ``jsonrpc.py`` holds the method table and hands it to ``JsonRpcBinding``.
+``parse_request`` checks an incoming envelope in the order JSON-RPC implies (parse
+-32700, envelope -32600, method -32601, params -32602) and raises ``JsonRpcError``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+from urllib.parse import quote
+
+from ._paths import Route, decode_segment, well_formed
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "JsonRpcBinding",
+    "JsonRpcError",
+    "METHOD_NOT_FOUND",
+    "Method",
+    "PARSE_ERROR",
+    "Request",
+    "RequestId",
+    "endpoint_tenant",
+    "failure",
+    "sse_event",
+    "success",
+]
+
+PARSE_ERROR = -32700
+"""The payload is not valid JSON (or not UTF-8)."""
+INVALID_REQUEST = -32600
+"""The JSON is not a valid JSON-RPC 2.0 request object."""
+METHOD_NOT_FOUND = -32601
+"""No method of this name."""
+INVALID_PARAMS = -32602
+"""``params`` is not what the method takes."""
+INTERNAL_ERROR = -32603
+"""The server failed while handling a valid request."""
+
+RequestId = Union[str, int, float, None]
+"""A request ``id``: a string, a number without fraction, or null."""
+
+
+@dataclass(frozen=True)
+class Method:
+    """One JSON-RPC method: the rpc's message types, whether it streams its answer (as
+    ``text/event-stream``), and the HTTP routes of the same rpc."""
+
+    name: str
+    request_type: str
+    response_type: str
+    server_streaming: bool
+    routes: tuple[Route, ...]
+
+
+class JsonRpcError(Exception):
+    """A JSON-RPC error: ``code``, ``message`` and optional ``data``. ``id`` is the id of
+    the request it answers when the request got far enough to have one."""
+
+    def __init__(
+        self, code: int, message: str, data: Any = None, *, id: RequestId = None
+    ) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.data = data
+        self.id = id
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-RPC error object."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+@dataclass(frozen=True)
+class Request:
+    """A checked JSON-RPC request. ``params`` is the request message as a ProtoJSON dict
+    (``{}`` when absent); a request without ``id`` is a notification; ``streaming`` is
+    True when the answer is a ``text/event-stream``."""
+
+    id: RequestId
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+    notification: bool = False
+    streaming: bool = False
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode_json(payload: bytes | str) -> Any:
+    """A JSON document, or ``JsonRpcError(PARSE_ERROR)`` naming what is wrong (not
+    UTF-8, not JSON, ``NaN``/``Infinity``, nested too deeply)."""
+    if isinstance(payload, bytes):
+        try:
+            payload = payload.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JsonRpcError(
+                PARSE_ERROR,
+                f"Parse error: the payload is not UTF-8 ({exc.reason} at byte {exc.start})",
+            ) from None
+    try:
+        return json.loads(payload, parse_constant=_reject_constant)
+    except RecursionError:
+        raise JsonRpcError(
+            PARSE_ERROR, "Parse error: the JSON is nested too deeply"
+        ) from None
+    except ValueError as exc:
+        raise JsonRpcError(PARSE_ERROR, f"Parse error: {exc}") from None
+
+
+def _valid_id(request_id: object) -> bool:
+    if request_id is None or isinstance(request_id, str):
+        return True
+    if isinstance(request_id, bool):
+        return False
+    if isinstance(request_id, int):
+        return True
+    return isinstance(request_id, float) and request_id.is_integer()
+
+
+class JsonRpcBinding:
+    """The JSON-RPC methods of one package and the json name of the tenant field
+    (``""`` when the requests have none)."""
+
+    def __init__(
+        self, methods: Mapping[str, Method], *, tenant_field: str = ""
+    ) -> None:
+        self.methods = methods
+        self.tenant_field = tenant_field
+
+    def parse_request(self, payload: object, *, tenant: str | None = None) -> Request:
+        """Check one JSON-RPC 2.0 request (see the generated ``parse_request``)."""
+        envelope = (
+            decode_json(payload) if isinstance(payload, (bytes, str)) else payload
+        )
+        if isinstance(envelope, list):
+            raise JsonRpcError(
+                INVALID_REQUEST,
+                "Invalid Request: batch requests are not supported by A2A",
+            )
+        if not isinstance(envelope, Mapping):
+            raise JsonRpcError(
+                INVALID_REQUEST, "Invalid Request: the request must be a JSON object"
+            )
+        notification = "id" not in envelope
+        request_id = None if notification else envelope["id"]
+        if not _valid_id(request_id):
+            raise JsonRpcError(
+                INVALID_REQUEST,
+                "Invalid Request: id must be a string, an integer or null",
+            )
+        # From here on the id could be read, so every error answers it (JSON-RPC 2.0 §5).
+        if envelope.get("jsonrpc") != "2.0":
+            raise JsonRpcError(
+                INVALID_REQUEST,
+                'Invalid Request: "jsonrpc" must be exactly "2.0"',
+                id=request_id,
+            )
+        method = envelope.get("method")
+        if not isinstance(method, str):
+            raise JsonRpcError(
+                INVALID_REQUEST,
+                'Invalid Request: "method" must be a string',
+                id=request_id,
+            )
+        params = envelope.get("params", {})
+        if not isinstance(params, (Mapping, list)):
+            raise JsonRpcError(
+                INVALID_REQUEST,
+                'Invalid Request: "params" must be an object or an array',
+                id=request_id,
+            )
+        found = self.methods.get(method)
+        if found is None:
+            raise JsonRpcError(
+                METHOD_NOT_FOUND, f"Method not found: {method}", id=request_id
+            )
+        if isinstance(params, list):
+            raise JsonRpcError(
+                INVALID_PARAMS,
+                f"Invalid params: {method} takes an object, not an array",
+                id=request_id,
+            )
+        params = dict(params)
+        if tenant and self.tenant_field:
+            given = params.get(self.tenant_field)
+            if given and given != tenant:
+                raise JsonRpcError(
+                    INVALID_PARAMS,
+                    f"Invalid params: {self.tenant_field} {given!r} differs from the "
+                    f"endpoint's tenant {tenant!r}",
+                    id=request_id,
+                )
+            params[self.tenant_field] = tenant
+        return Request(
+            request_id, found.name, params, notification, found.server_streaming
+        )
+
+    def request(
+        self,
+        method: str,
+        params: Mapping[str, Any],
+        id: RequestId,
+        *,
+        tenant: str | None = None,
+        tenant_in_path: bool = False,
+        base: str = "/",
+    ) -> tuple[str, dict[str, Any]]:
+        """The endpoint path and request envelope a client sends (see the generated
+        ``request``)."""
+        if method not in self.methods:
+            raise ValueError(f"unknown method {method!r}")
+        body = dict(params)
+        path = _base(base) or "/"
+        if tenant:
+            if not self.tenant_field:
+                raise ValueError(f"{method}: the requests have no tenant field")
+            given = body.get(self.tenant_field)
+            if given and given != tenant:
+                raise ValueError(
+                    f"tenant={tenant!r} differs from params {self.tenant_field} "
+                    f"{given!r}"
+                )
+            if tenant_in_path:
+                body.pop(self.tenant_field, None)
+                path = _base(base) + "/" + quote(tenant, safe="")
+            else:
+                body[self.tenant_field] = tenant
+        envelope: dict[str, Any] = {
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": method,
+            "params": body,
+        }
+        return path, envelope
+
+
+def success(id: RequestId, result: Any) -> dict[str, Any]:
+    """A success response envelope."""
+    return {"jsonrpc": "2.0", "id": id, "result": result}
+
+
+def failure(id: RequestId, error: JsonRpcError) -> dict[str, Any]:
+    """An error response envelope."""
+    return {"jsonrpc": "2.0", "id": id, "error": error.to_dict()}
+
+
+def sse_event(
+    envelope: Mapping[str, Any], *, event_id: str | int | None = None
+) -> bytes:
+    """One Server-Sent Events event carrying a response envelope on one ``data:`` line
+    (compact JSON never holds a line break); ``event_id`` numbers it."""
+    data = json.dumps(envelope, separators=(",", ":"), ensure_ascii=False)
+    if event_id is None:
+        return f"data: {data}\n\n".encode()
+    text = str(event_id)
+    if "\r" in text or "\n" in text or "\0" in text:
+        raise ValueError(f"an SSE id may not hold CR, LF or NUL: {text!r}")
+    return f"id: {text}\ndata: {data}\n\n".encode()
+
+
+def _base(base: str) -> str:
+    return "/" + base.strip("/") if base.strip("/") else ""
+
+
+def endpoint_tenant(path: str, base: str = "/") -> str | None:
+    """The tenant of a JSON-RPC endpoint path under ``base``: ``""`` for the base
+    itself, the percent-decoded segment for ``base/t1`` and ``base/t1/``, None for
+    anything else (deeper paths, paths outside ``base``, malformed escapes)."""
+    prefix = _base(base)
+    if not path.startswith("/") or (
+        not path.startswith(prefix + "/") and path != prefix
+    ):
+        return None
+    rest = path[len(prefix) :]
+    if rest in ("", "/"):
+        return ""
+    segment = rest[1:-1] if rest.endswith("/") else rest[1:]
+    if not segment or "/" in segment or not well_formed(segment):
+        return None
+    return decode_segment(segment)

@@ -1,0 +1,604 @@
+"""HTTP+JSON routes: the path split, the route tree, ``match``, ``build``, ``transcode``.
+
+The generated ``routes.py`` holds the tables (every route, its segments and captures, the
+route a client sends for each rpc) and hands them to ``RouteTable``; everything here is
+the same for every service. Paths follow google/api/http.proto: a single-segment
+variable's value is percent-encoded in full and fully decoded; a multi-segment one keeps
+its ``/`` and is decoded except for ``%2F``; literals are compared as sent. Where several
+routes match, the one with a literal at the first position where their templates differ
+wins (a literal beats ``*``, which beats ``**``), and at equal shape the first in the
+table (the plain route before its ``/{tenant}`` variant).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+from urllib.parse import quote, unquote, unquote_to_bytes
+
+from ._query import QueryCodecs, QueryError, QueryInput, Unknown
+
+__all__ = [
+    "Capture",
+    "ClientPiece",
+    "ClientRoute",
+    "HttpRequest",
+    "Match",
+    "Pattern",
+    "Route",
+    "RouteNotFound",
+    "RouteTable",
+    "decode_segment",
+    "split_path",
+    "tenant_of",
+    "well_formed",
+]
+
+
+@dataclass(frozen=True)
+class Route:
+    """One HTTP route of an rpc.
+
+    ``template`` is the path template as written in the proto; ``path_fields`` are the json
+    names of the fields it binds, in order; ``body`` is ``"*"``, the json name of the body
+    field, or None. ``tenant`` marks a ``/{tenant}`` variant and ``alias`` a verb the
+    generator added beside the proto's own.
+    """
+
+    rpc: str
+    verb: str
+    template: str
+    path_fields: tuple[str, ...]
+    body: str | None
+    response_body: str | None
+    request_type: str
+    response_type: str
+    server_streaming: bool
+    tenant: bool
+    alias: bool
+
+
+class Capture(NamedTuple):
+    """Where one path field sits among the segments of a matched path.
+
+    ``end`` is the index after its last segment, None when it runs to the end (``**``);
+    ``codec`` names the query codec of a field that is not a plain string (``""`` for a
+    string) and ``enum`` the enum type of the ``enum`` codec.
+    """
+
+    field: str
+    start: int
+    end: int | None
+    single_segment: bool = True
+    codec: str = ""
+    enum: str = ""
+
+
+class Pattern(NamedTuple):
+    """How the server matches one route: its raw segments (``*`` and ``**`` for
+    wildcards), its custom verb (``""`` for none) and its captures."""
+
+    segments: tuple[str, ...]
+    custom_verb: str
+    captures: tuple[Capture, ...]
+
+
+class ClientPiece(NamedTuple):
+    """A path field in the template a client fills in."""
+
+    name: str  # dotted json name
+    json_path: tuple[str, ...]
+    single_segment: bool
+
+
+class ClientRoute(NamedTuple):
+    """How a client builds one rpc's route: the route's index in the table, its path as
+    raw text and fields, and whether the built path must be matched again because
+    another route could take it (or a value could break out of its variable)."""
+
+    route: int
+    pieces: tuple[str | ClientPiece, ...]
+    recheck: bool
+
+
+@dataclass(slots=True)
+class Match:
+    """A matched route and its path parameters (json field name to decoded value)."""
+
+    route: Route
+    params: dict[str, str]
+
+
+@dataclass(slots=True)
+class HttpRequest:
+    """What a client sends: ``path`` is percent-encoded; ``query`` pairs and ``body`` are
+    decoded values for the HTTP library to encode; ``headers`` are the protocol's own
+    (``A2A-Version``, ``Content-Type``) where the binding has any."""
+
+    verb: str
+    path: str
+    query: list[tuple[str, str]]
+    body: dict[str, Any] | None
+    headers: list[tuple[str, str]] = field(default_factory=list)
+
+
+_MALFORMED_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_ENCODED_SLASH = re.compile(r"(%2[Ff])")
+_UNRESERVED = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~"
+)
+
+
+def well_formed(raw: str) -> bool:
+    """Every ``%`` starts a hex escape and the escapes decode to UTF-8."""
+    if "%" not in raw:
+        return True
+    if _MALFORMED_ESCAPE.search(raw):
+        return False
+    try:
+        unquote_to_bytes(raw).decode("utf-8")
+    except UnicodeError:
+        return False
+    return True
+
+
+def decode_segment(raw: str, single_segment: bool = True) -> str:
+    """Percent-decode a captured value: fully for a single segment; a multi-segment
+    value keeps ``%2F`` (an escaped ``/``) as sent. ``raw`` must be ``well_formed``."""
+    if "%" not in raw:
+        return raw
+    if single_segment:
+        return unquote(raw)
+    parts = _ENCODED_SLASH.split(raw)
+    return "".join(part if i % 2 else unquote(part) for i, part in enumerate(parts))
+
+
+def split_path(
+    raw_path: str, custom_verbs: frozenset[str], max_segments: int
+) -> tuple[list[str], str] | None:
+    """The raw segments and the custom verb of a path; None when no route can match it
+    (no leading ``/``, too many segments, a malformed escape, bytes that are not UTF-8).
+    The colon starts a custom verb only when some route has that verb."""
+    if raw_path[:1] != "/" or raw_path.count("/") > max_segments:
+        return None
+    if "%" in raw_path and not well_formed(raw_path):
+        return None
+    segments = raw_path[1:].split("/") if raw_path != "/" else []
+    if custom_verbs and segments and ":" in segments[-1]:
+        head, _, custom_verb = segments[-1].rpartition(":")
+        if custom_verb in custom_verbs:
+            segments[-1] = head
+            return segments, custom_verb
+    return segments, ""
+
+
+class _Target(NamedTuple):
+    """A route where it ends in the tree, with its captures."""
+
+    route: Route
+    captures: tuple[Capture, ...]
+    # Some capture is typed or nested (``book.name``): the params are not the request.
+    merge: bool
+
+
+class _Node:
+    """One level of the route tree: children by literal segment, by ``*`` and by ``**``,
+    and the routes that end here by (custom verb, HTTP verb)."""
+
+    __slots__ = ("literals", "wildcard", "deep", "targets")
+
+    def __init__(self) -> None:
+        self.literals: dict[str, _Node] = {}
+        self.wildcard: _Node | None = None
+        self.deep: _Node | None = None
+        self.targets: dict[tuple[str, str], _Target] = {}
+
+
+class RouteNotFound(LookupError):
+    """No route for a verb and path: a 404 when ``allowed_verbs`` is empty, otherwise a
+    405 whose Allow header lists them (worked out on first use). Raised as
+    ``RouteNotFound(verb, raw_path)``."""
+
+    _allowed: frozenset[str] | None = None
+    _lookup: Callable[[str], frozenset[str]] | None = None
+
+    @property
+    def verb(self) -> str:
+        """The request's verb."""
+        return str(self.args[0])
+
+    @property
+    def raw_path(self) -> str:
+        """The request's path, as sent."""
+        return str(self.args[1])
+
+    @property
+    def allowed_verbs(self) -> frozenset[str]:
+        """The verbs some route accepts for this path."""
+        if self._allowed is None:
+            lookup = self._lookup
+            self._allowed = lookup(self.raw_path) if lookup else frozenset()
+        return self._allowed
+
+    @property
+    def status(self) -> int:
+        """The HTTP status to answer with: 404 or 405."""
+        return 405 if self.allowed_verbs else 404
+
+    def __str__(self) -> str:
+        if self.allowed_verbs:
+            allowed = ", ".join(sorted(self.allowed_verbs))
+            return (
+                f"{self.verb} {self.raw_path}: {self.verb} is not allowed here "
+                f"(allowed: {allowed})"
+            )
+        return f"{self.verb} {self.raw_path}: no route has this path"
+
+
+class RouteTable:
+    """The routes of one package, their tree, and the client's route for each rpc.
+
+    ``routes`` and ``patterns`` run in parallel (table order); ``client_routes`` gives,
+    per rpc, the route a client sends and then its tenant variant, if any.
+    ``tenant_field`` is the json name of the field the tenant variants bind (``""`` when
+    there are none). ``max_segments`` bounds the segments a matching path can have.
+    """
+
+    def __init__(
+        self,
+        routes: Sequence[Route],
+        patterns: Sequence[Pattern],
+        client_routes: Mapping[str, Sequence[ClientRoute]],
+        *,
+        query: QueryCodecs,
+        tenant_field: str = "",
+        max_segments: int,
+        headers: Callable[[bool], list[tuple[str, str]]] | None = None,
+    ) -> None:
+        if len(routes) != len(patterns):
+            raise ValueError("every route needs exactly one pattern")
+        self.routes = tuple(routes)
+        self.query = query
+        self.tenant_field = tenant_field
+        self.max_segments = max_segments
+        self.custom_verbs = frozenset(p.custom_verb for p in patterns if p.custom_verb)
+        self._headers = headers
+        self._root = _Node()
+        for route, pattern in zip(routes, patterns):
+            node = self._root
+            for segment in pattern.segments:
+                if segment == "*":
+                    node.wildcard = node.wildcard or _Node()
+                    node = node.wildcard
+                elif segment == "**":
+                    node.deep = node.deep or _Node()
+                    node = node.deep
+                else:
+                    node = node.literals.setdefault(segment, _Node())
+            merge = any(c.codec or "." in c.field for c in pattern.captures)
+            target = _Target(route, pattern.captures, merge)
+            node.targets.setdefault((pattern.custom_verb, route.verb), target)
+        self._client = {
+            rpc: tuple((self.routes[c.route], c) for c in choices)
+            for rpc, choices in client_routes.items()
+        }
+
+    # The server side.
+
+    def _walk(
+        self, segments: list[str], key: tuple[str, str], verbs: set[str] | None
+    ) -> _Target | None:
+        """The one walk of the tree, depth first: a literal child before ``*`` before
+        ``**``, so the first target found for ``key`` is the most specific route. With
+        ``verbs`` given, it walks every branch instead and collects the HTTP verbs of
+        the targets with ``key``'s custom verb."""
+        count = len(segments)
+        node, index = self._root, 0
+        # Branches not taken yet: (node, index, stage) where stage 1 tries ``*`` and then
+        # ``**`` of that node, and stage 2 only ``**``.
+        pending: list[tuple[_Node, int, int]] = []
+        stage = 0
+        while True:
+            descended = False
+            if index == count and stage == 0:
+                if verbs is None:
+                    target = node.targets.get(key)
+                    if target is not None:
+                        return target
+                else:
+                    verbs.update(v for (c, v) in node.targets if c == key[0])
+            elif stage < 1:
+                child = node.literals.get(segments[index])
+                if child is not None:
+                    if node.wildcard is not None or node.deep is not None:
+                        pending.append((node, index, 1))
+                    node, index, descended = child, index + 1, True
+            if not descended and stage < 2 and index < count:
+                wildcard = node.wildcard
+                if wildcard is not None and segments[index]:
+                    if node.deep is not None:
+                        pending.append((node, index, 2))
+                    node, index, stage, descended = wildcard, index + 1, 0, True
+            if descended:
+                stage = 0
+                continue
+            deep = node.deep
+            if deep is not None and all(segments[index:]):
+                if verbs is None:
+                    target = deep.targets.get(key)
+                    if target is not None and all(
+                        c.start < count for c in target.captures
+                    ):
+                        return target
+                else:
+                    verbs.update(
+                        v
+                        for (c, v), found in deep.targets.items()
+                        if c == key[0] and all(x.start < count for x in found.captures)
+                    )
+            if not pending:
+                return None
+            node, index, stage = pending.pop()
+
+    def _match(self, verb: str, raw_path: str) -> tuple[_Target, list[str]] | None:
+        split = split_path(raw_path, self.custom_verbs, self.max_segments)
+        if split is None:
+            return None
+        segments, custom_verb = split
+        target = self._walk(segments, (custom_verb, verb), None)
+        return None if target is None else (target, segments)
+
+    @staticmethod
+    def _params(target: _Target, segments: list[str]) -> dict[str, str]:
+        return {
+            capture.field: decode_segment(
+                _raw_capture(capture, segments), capture.single_segment
+            )
+            for capture in target.captures
+        }
+
+    def match(self, verb: str, raw_path: str) -> Match | None:
+        """The route for ``verb`` and ``raw_path`` (the path as sent, still
+        percent-encoded, without query or fragment), or None. Never raises."""
+        found = self._match(verb, raw_path)
+        if found is None:
+            return None
+        return Match(found[0].route, self._params(*found))
+
+    def allowed_verbs(self, raw_path: str) -> frozenset[str]:
+        """Every HTTP verb some route accepts for ``raw_path`` (for a 405 and its Allow
+        header); empty when no route has this path."""
+        split = split_path(raw_path, self.custom_verbs, self.max_segments)
+        if split is None:
+            return frozenset()
+        segments, custom_verb = split
+        verbs: set[str] = set()
+        self._walk(segments, (custom_verb, ""), verbs)
+        return frozenset(verbs)
+
+    def not_found(self, verb: str, raw_path: str) -> RouteNotFound:
+        """The ``RouteNotFound`` for a request no route takes."""
+        error = RouteNotFound(verb, raw_path)
+        error._lookup = self.allowed_verbs
+        return error
+
+    def transcode(
+        self,
+        verb: str,
+        raw_path: str,
+        query: QueryInput = "",
+        body: object = None,
+        *,
+        unknown: Unknown = "ignore",
+        max_pairs: int | None = None,
+    ) -> tuple[Route, dict[str, Any]]:
+        """The route of a received request and its ProtoJSON request dict (see the
+        generated ``routes.transcode``)."""
+        found = self._match(verb, raw_path)
+        if found is None:
+            raise self.not_found(verb, raw_path)
+        target, segments = found
+        route = target.route
+        params = self._params(target, segments)
+        if body is not None and not isinstance(body, Mapping):
+            raise ValueError(
+                f"{route.verb} {route.template}: the body must be a JSON object"
+            )
+        limit = self.query.max_pairs if max_pairs is None else max_pairs
+        request: dict[str, Any]
+        if route.body == "*":
+            if query:
+                self.query.reject_fields(
+                    route.rpc, query, unknown=unknown, max_pairs=limit
+                )
+            request = dict(body) if body is not None else {}
+        else:
+            request = (
+                dict(
+                    self.query.decode(
+                        route.rpc, query, unknown=unknown, max_pairs=limit
+                    )
+                )
+                if query
+                else {}
+            )
+            if route.body is not None:
+                request[route.body] = dict(body) if body is not None else {}
+            elif body:
+                raise ValueError(f"{route.verb} {route.template} takes no body")
+        if not request and not target.merge:
+            return route, dict(params)  # nothing to merge with: the path is the request
+        for capture in target.captures:
+            text = params[capture.field]
+            value: object = text
+            if capture.codec:
+                value = self.query.parse_value(
+                    capture.codec, capture.field, text, capture.enum
+                )
+            _merge(request, capture.field, value, text)
+        return route, request
+
+    # The client side.
+
+    def build(
+        self,
+        rpc: str,
+        request: Mapping[str, Any],
+        *,
+        tenant: str | None = None,
+    ) -> HttpRequest:
+        """The HTTP request a client sends (see the generated ``routes.build``)."""
+        choices = self._client.get(rpc)
+        if choices is None:
+            raise ValueError(f"unknown rpc {rpc!r}")
+        fields = dict(request)
+        route, client = choices[0]
+        tenant_field = self.tenant_field
+        if tenant_field:
+            given = fields.get(tenant_field) or ""
+            if tenant and given and tenant != given:
+                raise ValueError(
+                    f"{rpc}: tenant={tenant!r} differs from the request's "
+                    f"{tenant_field} {given!r}"
+                )
+            chosen = tenant or given
+            if chosen:
+                if len(choices) > 1:
+                    route, client = choices[1]
+                    fields[tenant_field] = chosen
+                elif tenant:
+                    raise ValueError(f"{rpc}: this rpc has no tenant route")
+            elif tenant_field in fields:
+                del fields[tenant_field]  # empty: the plain route has no tenant
+        elif tenant:
+            raise ValueError(f"{rpc}: this rpc has no tenant route")
+        parts: list[str] = []
+        sent: dict[str, str] = {}
+        for piece in client.pieces:
+            if isinstance(piece, str):
+                parts.append(piece)
+                continue
+            value = _pop_field(fields, piece.json_path)
+            if value is None:
+                raise ValueError(f"{rpc}: path field {piece.name!r} is missing")
+            encoded = _path_value(rpc, piece, value)
+            parts.append(encoded)
+            sent[piece.name] = encoded
+        path = "".join(parts)
+        if client.recheck:
+            self._recheck(rpc, route, path, sent)
+        has_body = route.body is not None
+        headers = self._headers(has_body) if self._headers is not None else []
+        if route.body == "*":
+            return HttpRequest(route.verb, path, [], fields, headers)
+        body: dict[str, Any] | None = None
+        if route.body is not None:
+            value = fields.pop(route.body, None)
+            body = dict(value) if isinstance(value, Mapping) else {}
+        query = self.query.encode(rpc, fields) if fields else []
+        return HttpRequest(route.verb, path, query, body, headers)
+
+    def _recheck(
+        self, rpc: str, route: Route, path: str, sent: Mapping[str, str]
+    ) -> None:
+        """Refuse a built path that another route would take, or whose values do not
+        fit their variables' patterns (``sent`` holds each field's encoded value)."""
+        found = self._match(route.verb, path)
+        if found is not None and found[0].route is route:
+            target, segments = found
+            # The same route can still split the path differently: "/b/c/e" for
+            # "/{x=b/*}/{y=**}" with x="b", y="c/e" reads back as x="b/c", y="e".
+            if all(
+                capture.field not in sent
+                or _raw_capture(capture, segments) == sent[capture.field]
+                for capture in target.captures
+            ):
+                return
+        other = found[0].route if found else None
+        where = f" (it matches rpc {other.rpc} {other.template})" if other else ""
+        raise ValueError(
+            f"{rpc}: the path {path!r} does not route back to {route.template}{where}"
+        )
+
+
+def _raw_capture(capture: Capture, segments: list[str]) -> str:
+    """The raw (still percent-encoded) text a capture takes from a matched path."""
+    if capture.single_segment:
+        return segments[capture.start]
+    return "/".join(segments[capture.start : capture.end])
+
+
+def _path_value(rpc: str, piece: ClientPiece, value: object) -> str:
+    """One path field, percent-encoded per http.proto (uppercase hex)."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, (str, int)):
+        text = str(value)
+    else:
+        raise ValueError(
+            f"{rpc}: path field {piece.name!r} must be a string or an integer"
+        )
+    if not text:
+        raise ValueError(f"{rpc}: path field {piece.name!r} is empty")
+    if text in (".", "..") or (
+        not piece.single_segment and ("/./" in f"/{text}/" or "/../" in f"/{text}/")
+    ):
+        raise ValueError(
+            f"{rpc}: path field {piece.name!r} may not be '.' or '..' "
+            "(clients and servers drop such segments)"
+        )
+    if _UNRESERVED.issuperset(text):
+        return text
+    try:
+        return quote(text, safe="" if piece.single_segment else "/")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{rpc}: path field {piece.name!r} is not valid Unicode text"
+        ) from exc
+
+
+def _pop_field(fields: dict[str, Any], json_path: tuple[str, ...]) -> object:
+    """Remove and return the value at ``json_path``, copying the nested objects it goes
+    through; None when it is absent."""
+    holder = fields
+    for name in json_path[:-1]:
+        inner = holder.get(name)
+        if not isinstance(inner, Mapping):
+            return None
+        holder[name] = holder = dict(inner)
+    return holder.pop(json_path[-1], None)
+
+
+def _merge(request: dict[str, Any], field: str, value: object, text: str) -> None:
+    """Put a path value into the request; a different non-default value already there
+    (from the query or the body) is an error, never silently overwritten."""
+    target = request
+    *parents, name = field.split(".")
+    for key in parents:
+        child = target.get(key)
+        target[key] = target = dict(child) if isinstance(child, Mapping) else {}
+    previous = target.get(name)
+    if previous is not None and previous != value and previous not in ("", 0):
+        raise QueryError(
+            field,
+            (
+                str(previous)
+                if isinstance(previous, (str, int, float))
+                else repr(previous)
+            ),
+            f"the path gives {value!r} but the request gives {previous!r}",
+        )
+    target[name] = value
+
+
+def tenant_of(raw_path: str, suffix: str) -> str | None:
+    """The tenant of ``/{tenant}`` + ``suffix``: ``""`` for ``suffix`` itself, the decoded
+    first segment for ``/t1`` + ``suffix``, None for anything else."""
+    if raw_path == suffix:
+        return ""
+    head, slash, rest = raw_path[1:].partition("/")
+    if not raw_path.startswith("/") or not slash or not head or "/" + rest != suffix:
+        return None
+    return decode_segment(head) if well_formed(head) else None

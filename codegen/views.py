@@ -1,0 +1,417 @@
+"""What each generated module prints, computed from the model: one view per module.
+
+Templates loop over these, branch on their booleans and print their values through the
+escaping filter of the place they land (``py`` for literals, ``docstring``, ``comment``);
+every fact (an index, a Python annotation, a name) is computed here, never in Jinja.
+"""
+
+from __future__ import annotations
+
+import functools
+import keyword
+from dataclasses import dataclass
+
+from .model import Binding, BindingFile, Field, Method, QueryParam, query_codec
+from .model.naming import snake_case
+
+__all__ = [
+    "CaptureView",
+    "ClientRouteView",
+    "FileView",
+    "JsonRpcView",
+    "MessagesView",
+    "QueryView",
+    "RouteView",
+    "RoutesView",
+    "snake_case",
+]
+
+
+@dataclass(frozen=True)
+class FileView:
+    """What every module's header and docstring print."""
+
+    file: BindingFile
+
+    @property
+    def proto_file(self) -> str:
+        return self.file.proto_file
+
+    @property
+    def proto_package(self) -> str:
+        return self.file.proto_package
+
+    @property
+    def generator_version(self) -> str:
+        return self.file.generator_version
+
+    @property
+    def descriptor_sha256(self) -> str:
+        return self.file.descriptor_sha256
+
+    @property
+    def service_names(self) -> str:
+        """The services' full names, comma-separated, for docstrings."""
+        return ", ".join(service.full_name for service in self.file.services)
+
+    @property
+    def service_comments(self) -> tuple[tuple[str, str], ...]:
+        """(name, comment) of each service that has a comment."""
+        return tuple((s.name, s.comment) for s in self.file.services if s.comment)
+
+    @property
+    def a2a(self) -> bool:
+        return self.file.a2a
+
+    @property
+    def tenant_field(self) -> str:
+        return self.file.tenant_field
+
+    @property
+    def rpc_names(self) -> tuple[str, ...]:
+        return tuple(method.name for method in self.file.methods)
+
+    def request_annotation(self, method: Method) -> str:
+        """The annotation of an rpc's request in a module that imports ``messages``."""
+        if method.request.well_known:
+            return "Mapping[str, Any]"
+        return "messages." + self.file.python_name(method.request.full_name)
+
+
+@dataclass(frozen=True)
+class CaptureView:
+    """One path field of a route as the server captures it."""
+
+    field: str
+    start: int
+    end: int | None
+    single_segment: bool
+    codec: str
+    enum: str
+
+
+@dataclass(frozen=True)
+class RouteView:
+    """One row of ``ROUTES`` and its ``Pattern``."""
+
+    index: int
+    method: Method
+    binding: Binding
+    comment: str  # the rpc's comment, on its first route only
+    captures: tuple[CaptureView, ...]
+
+    @property
+    def segments(self) -> tuple[str, ...]:
+        return tuple(str(segment) for segment in self.binding.template.segments)
+
+    @property
+    def custom_verb(self) -> str:
+        return self.binding.template.verb or ""
+
+
+@dataclass(frozen=True)
+class ClientRouteView:
+    """How a client fills in one route: raw text and fields, and the recheck flag."""
+
+    index: int
+    pieces: tuple[str | tuple[str, tuple[str, ...], bool], ...]
+    recheck: bool
+
+
+def _path_codec(field: Field) -> tuple[str, str]:
+    """(codec, enum type) of a path field whose value is not a plain string."""
+    codec = query_codec(field)
+    if codec in (None, "string"):
+        return "", ""
+    return codec or "", field.type_name if codec == "enum" else ""
+
+
+class RoutesView(FileView):
+    """What ``routes.py`` prints."""
+
+    @functools.cached_property
+    def routes(self) -> tuple[RouteView, ...]:
+        rows = []
+        for route in self.file.routes:
+            method, binding, index = route.method, route.binding, route.index
+            first = binding is method.bindings[0]
+            captures = []
+            for path_field, start, end in binding.captures:
+                codec, enum = _path_codec(path_field.field)
+                captures.append(
+                    CaptureView(
+                        path_field.json_name,
+                        start,
+                        start + 1 if path_field.single_segment else end,
+                        path_field.single_segment,
+                        codec,
+                        enum,
+                    )
+                )
+            comment = method.comment if first else ""
+            rows.append(RouteView(index, method, binding, comment, tuple(captures)))
+        return tuple(rows)
+
+    @property
+    def tenant_variants(self) -> tuple[tuple[int, int], ...]:
+        """(plain route, its tenant variant) by position in ``ROUTES``."""
+        return tuple((r.index, r.twin) for r in self.file.routes if r.twin is not None)
+
+    @property
+    def has_tenant_routes(self) -> bool:
+        return self.file.has_tenant_routes
+
+    @property
+    def has_multi_segment_variables(self) -> bool:
+        return self.file.has_multi_segment_variables
+
+    @property
+    def has_deep_wildcards(self) -> bool:
+        return self.file.has_deep_wildcards
+
+    @property
+    def max_path_segments(self) -> int:
+        """The most segments a matching path has; 256 when some route ends in ``**``."""
+        return 256 if self.file.has_deep_wildcards else self.file.max_path_segments
+
+    @property
+    def client_routes(self) -> tuple[tuple[str, tuple[ClientRouteView, ...]], ...]:
+        """Per rpc: the route a client sends, then its tenant variant if any."""
+        result = []
+        for method in self.file.methods:
+            views = []
+            for route in self.file.client_routes(method):
+                pieces = tuple(
+                    (
+                        piece
+                        if isinstance(piece, str)
+                        else (piece.json_name, piece.json_path, piece.single_segment)
+                    )
+                    for piece in route.binding.pieces
+                )
+                views.append(
+                    ClientRouteView(route.index, pieces, self.file.rechecked(route))
+                )
+            result.append((method.name, tuple(views)))
+        return tuple(result)
+
+    @property
+    def build_overloads(self) -> tuple[tuple[str, str], ...]:
+        """(rpc, request annotation) for each ``build`` overload."""
+        return tuple((m.name, self.request_annotation(m)) for m in self.file.methods)
+
+
+@dataclass(frozen=True)
+class QueryShape:
+    """The ``<Rpc>Query`` TypedDict of one rpc."""
+
+    rpc: str
+    request_type: str
+    fields: tuple[tuple[str, str], ...]  # (json name, annotation)
+
+    @property
+    def class_form(self) -> bool:
+        """True when every key is an identifier (else the functional form)."""
+        return all(_identifier(name) for name, _ in self.fields)
+
+
+def _identifier(text: str) -> bool:
+    return text.isidentifier() and not keyword.iskeyword(text)
+
+
+class QueryView(FileView):
+    """What ``query.py`` prints."""
+
+    @functools.cached_property
+    def query_methods(self) -> tuple[Method, ...]:
+        return tuple(m for m in self.file.methods if m.has_query)
+
+    @property
+    def shapes(self) -> tuple[QueryShape, ...]:
+        shapes = []
+        for method in self.query_methods:
+            fields = tuple(
+                (field.json_name, self.file.python_type(field, "messages."))
+                for field, _ in method.query_by_field
+            )
+            shapes.append(QueryShape(method.name, method.request.full_name, fields))
+        return tuple(shapes)
+
+    @property
+    def uses_messages(self) -> bool:
+        return any("messages." in a for s in self.shapes for _, a in s.fields)
+
+    @property
+    def params(self) -> tuple[tuple[str, tuple[QueryParam, ...]], ...]:
+        """Per rpc with a query: its parameters, in field order."""
+        return tuple((m.name, m.query) for m in self.query_methods)
+
+    @staticmethod
+    def oneof(param: QueryParam) -> str:
+        return param.oneof or ""
+
+    @staticmethod
+    def enum(param: QueryParam) -> str:
+        return param.enum.full_name if param.enum else ""
+
+    @property
+    def enums(self) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+        """Each enum read from a query or a path: (full name, (spelling, value name))."""
+        rows = []
+        for enum in self.file.query_enums:
+            values = [(value.name, value.name) for value in enum.values]
+            values += [(str(value.number), value.name) for value in enum.by_number]
+            rows.append((enum.full_name, tuple(values)))
+        return tuple(rows)
+
+    @property
+    def body_fields(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Per rpc with a ``body: "*"`` route: its request's json and proto names."""
+        rows = []
+        for method in self.file.methods:
+            if not any(binding.body == "*" for binding in method.bindings):
+                continue
+            names: dict[str, None] = {}
+            for field in method.request.fields:
+                names[field.json_name] = None
+                names[field.name] = None
+            rows.append((method.name, tuple(names)))
+        return tuple(rows)
+
+    @property
+    def service_params(self) -> tuple[str, ...]:
+        """Query names that are the protocol's, never fields (lower case)."""
+        return ("a2a-version",) if self.file.a2a else ()
+
+
+class JsonRpcView(FileView):
+    """What ``jsonrpc.py`` prints."""
+
+    @property
+    def methods(self) -> tuple[tuple[Method, tuple[int, ...], str], ...]:
+        """Each rpc with the positions of its routes in ``ROUTES`` and its request
+        annotation."""
+        return tuple(
+            (
+                method,
+                tuple(route.index for route in self.file.method_routes(method)),
+                self.request_annotation(method),
+            )
+            for method in self.file.methods
+        )
+
+    @property
+    def streaming(self) -> tuple[str, ...]:
+        return tuple(m.name for m in self.file.methods if m.server_streaming)
+
+
+class MessagesView(FileView):
+    """What ``messages.py`` prints."""
+
+    @functools.cached_property
+    def required_rules(
+        self,
+    ) -> tuple[tuple[str, tuple[tuple[str, str, bool, str, bool, str], ...]], ...]:
+        """Per message type with REQUIRED fields (its own, or inside its message
+        fields): ``(json name, proto name, required, message, repeated, oneof)`` rows.
+        """
+        messages = {m.full_name: m for m in self.file.messages if not m.well_known}
+        checked = {
+            name for name, m in messages.items() if any(f.required for f in m.fields)
+        }
+        grown = True
+        while grown:  # a message is checked when a field's type is
+            grown = False
+            for name, message in messages.items():
+                if name not in checked and any(
+                    f.type_name in checked and not f.is_map for f in message.fields
+                ):
+                    checked.add(name)
+                    grown = True
+        rows = []
+        for name in sorted(checked):
+            rules = []
+            for field in messages[name].fields:
+                nested = field.type_name if field.type_name in checked else ""
+                if field.is_map or not (field.required or nested):
+                    continue
+                oneof = field.oneof or "" if field.required else ""
+                rules.append(
+                    (
+                        field.json_name,
+                        field.name,
+                        field.required,
+                        nested,
+                        field.repeated,
+                        oneof,
+                    )
+                )
+            rows.append((name, tuple(rules)))
+        return tuple(rows)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for _, name in self.file.python_names)
+
+    @property
+    def enums(self) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+        """(identifier, docstring text, value names) of every enum."""
+        return tuple(
+            (
+                self.file.python_name(enum.full_name),
+                enum.comment or f"Values of {enum.full_name}.",
+                tuple(value.name for value in enum.values),
+            )
+            for enum in self.file.enums
+        )
+
+    @property
+    def messages(
+        self,
+    ) -> tuple[tuple[str, str, bool, tuple[tuple[str, str, str], ...]], ...]:
+        """(identifier, docstring text, class form, fields as (json name, annotation,
+        comment)) of every message that is not a well-known type."""
+        rows = []
+        for message in self.file.messages:
+            if message.well_known:
+                continue
+            fields = tuple(
+                (f.json_name, self.file.python_type(f), f.comment)
+                for f in message.fields
+            )
+            rows.append(
+                (
+                    self.file.python_name(message.full_name),
+                    message.comment or f"{message.full_name}.",
+                    all(_identifier(name) for name, _, _ in fields),
+                    fields,
+                )
+            )
+        return tuple(rows)
+
+
+class ProtocolView(FileView):
+    """What ``protocol.py`` prints (A2A services only)."""
+
+    @property
+    def protocol_version(self) -> str:
+        return self.file.protocol_version
+
+
+def views(binding_file: BindingFile) -> dict[str, FileView]:
+    """One view per template, by module file name; the A2A modules only for A2A."""
+    found: dict[str, FileView] = {
+        "__init__.py": FileView(binding_file),
+        "routes.py": RoutesView(binding_file),
+        "query.py": QueryView(binding_file),
+        "jsonrpc.py": JsonRpcView(binding_file),
+        "messages.py": MessagesView(binding_file),
+    }
+    if binding_file.a2a:
+        found["protocol.py"] = ProtocolView(binding_file)
+        from .serving_views import AsgiView, ClientView, HandlerView
+
+        found["handler.py"] = HandlerView(binding_file)
+        found["asgi.py"] = AsgiView(binding_file)
+        found["client.py"] = ClientView(binding_file)
+    return found
