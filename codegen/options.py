@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import keyword
 import re
 from dataclasses import dataclass
 from typing import Literal, cast
@@ -29,12 +30,27 @@ class Options:
     ambiguity:     what to do about overlapping routes: ``warn`` (stderr), ``error``, ``ignore``.
     profile:       ``a2a`` adds the A2A extras (POST alias on ``:subscribe``, content types,
                    agent card path); ``auto`` applies it to services named ``A2AService``.
+    acknowledge:   a file listing reviewed overlaps (``codegen.acknowledge``), relative
+                   to the folder protoc runs in; those are neither warned about nor errors.
+    protocol_version: the A2A version the generated binding speaks (``Major.Minor``,
+                   default ``1.0``); A2A profile only.
+    max_query_depth: how deep nested messages may reach into a query string
+                   (``a.b.c=1`` is depth 3; default 8); deeper fields are an error.
+    max_query_params: how many query parameters one rpc may have (default 1000); more
+                   is an error (nested messages multiply them).
+    openapi:       ``true`` also writes ``openapi.json`` (OpenAPI 3.1 of the HTTP+JSON
+                   binding) into the package.
     """
 
     module: str | None = None
     tenant_field: str | None = None
     ambiguity: Ambiguity = "warn"
     profile: Profile = "auto"
+    acknowledge: str | None = None
+    protocol_version: str = "1.0"
+    max_query_depth: int = 8
+    max_query_params: int = 1000
+    openapi: bool = False
 
     @classmethod
     def parse(cls, parameter: str) -> Options:
@@ -47,7 +63,9 @@ class Options:
             if not sep:
                 raise OptionError(f"option {key!r} needs a value (write {key}=VALUE)")
             if key not in known:
-                raise OptionError(f"unknown option {key!r} (known: {', '.join(sorted(known))})")
+                raise OptionError(
+                    f"unknown option {key!r} (known: {', '.join(sorted(known))})"
+                )
             if key in values and values[key] != value:
                 raise OptionError(f"option {key!r} given twice with different values")
             values[key] = value.strip()
@@ -58,25 +76,63 @@ class Options:
         """Build options from already split key/value pairs, validating every value."""
         for key in ("module", "tenant_field"):
             if key in values and not _IDENTIFIER.match(values[key]):
-                raise OptionError(f"option {key}={values[key]!r} is not a valid identifier")
+                raise OptionError(
+                    f"option {key}={values[key]!r} is not a valid identifier"
+                )
+        # The package is imported by this name: `import class` is a syntax error.
+        if keyword.iskeyword(values.get("module", "")):
+            raise OptionError(
+                f"option module={values['module']!r} is a Python keyword; "
+                "the package could not be imported"
+            )
+        if values.get("acknowledge") == "":
+            raise OptionError("option acknowledge= needs a file name")
         ambiguity = values.get("ambiguity", "warn")
         if ambiguity not in ("warn", "error", "ignore"):
-            raise OptionError(f"option ambiguity={ambiguity!r}: expected warn, error or ignore")
+            raise OptionError(
+                f"option ambiguity={ambiguity!r}: expected warn, error or ignore"
+            )
         profile = values.get("profile", "auto")
         if profile not in ("auto", "a2a", "none"):
             raise OptionError(f"option profile={profile!r}: expected auto, a2a or none")
+        version = values.get("protocol_version", "1.0")
+        if not re.fullmatch(r"[0-9]{1,4}\.[0-9]{1,4}", version):
+            raise OptionError(
+                f"option protocol_version={version!r}: expected Major.Minor, e.g. 1.0"
+            )
+        limits = {}
+        for key, default in (("max_query_depth", 8), ("max_query_params", 1000)):
+            text = values.get(key, str(default))
+            if not re.fullmatch(r"[0-9]{1,7}", text) or int(text) < 1:
+                raise OptionError(f"option {key}={text!r}: expected a positive integer")
+            limits[key] = int(text)
+        openapi = values.get("openapi", "false")
+        if openapi not in ("true", "false"):
+            raise OptionError(f"option openapi={openapi!r}: expected true or false")
         return cls(
             module=values.get("module"),
             tenant_field=values.get("tenant_field"),
             ambiguity=cast(Ambiguity, ambiguity),
             profile=cast(Profile, profile),
+            acknowledge=values.get("acknowledge"),
+            protocol_version=version,
+            max_query_depth=limits["max_query_depth"],
+            max_query_params=limits["max_query_params"],
+            openapi=openapi == "true",
         )
 
     def to_parameter(self) -> str:
         """The inverse of ``parse``: only the options that differ from the defaults."""
         default = Options()
         return ",".join(
-            f"{field.name}={getattr(self, field.name)}"
+            f"{field.name}={_text(getattr(self, field.name))}"
             for field in dataclasses.fields(self)
             if getattr(self, field.name) != getattr(default, field.name)
         )
+
+
+def _text(value: object) -> str:
+    """An option value as the parameter writes it (booleans in lower case)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

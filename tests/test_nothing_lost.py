@@ -27,29 +27,46 @@ def previous(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("failure", [OSError("disk full"), KeyboardInterrupt()])
+@pytest.mark.parametrize(
+    ("failure", "raised"), [(OSError("disk full"), writer.WriteError), (KeyboardInterrupt(), KeyboardInterrupt)]
+)
 def test_failure_after_some_files_keeps_the_previous_output(
-    previous: Path, monkeypatch: pytest.MonkeyPatch, failure: BaseException
+    previous: Path, monkeypatch: pytest.MonkeyPatch, failure: BaseException, raised: type[BaseException]
 ) -> None:
     before = _snapshot(previous)
-    real_write = Path.write_text
+    real_write = writer._write_file
     written: list[str] = []
 
-    def failing_write(self: Path, *args: object, **kwargs: object) -> int:
+    def failing_write(path: Path, content: str) -> None:
         if len(written) == 3:
             raise failure
-        written.append(self.name)
-        return real_write(self, *args, **kwargs)  # type: ignore[arg-type]
+        written.append(path.name)
+        real_write(path, content)
 
-    monkeypatch.setattr(Path, "write_text", failing_write)
-    with pytest.raises(type(failure)):
+    monkeypatch.setattr(writer, "_write_file", failing_write)
+    with pytest.raises(raised):
         writer.write_packages(previous, {f"a2a_binding/{n}": "x = 1\n" for n in ("a.py", "b.py", "c.py", "d.py", "e.py")})
     assert len(written) == 3  # the failure really came midway
     assert _snapshot(previous) == before
     assert sorted(p.name for p in previous.iterdir()) == ["a2a_binding"]  # no staging folder left
 
 
+def test_failure_during_the_exchange_keeps_the_old_folder(previous: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = _snapshot(previous)
+
+    def failing_exchange(staging: Path, target: Path) -> bool:
+        raise OSError("rename failed")
+
+    monkeypatch.setattr(writer, "_exchange", failing_exchange)
+    with pytest.raises(writer.WriteError, match="rename failed"):
+        writer.write_packages(previous, {"a2a_binding/routes.py": "x = 1\n"})
+    assert _snapshot(previous) == before
+    assert sorted(p.name for p in previous.iterdir()) == ["a2a_binding"]
+
+
 def test_failure_during_the_swap_restores_the_old_folder(previous: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where there is no atomic exchange, the swap is two renames (as everywhere before)."""
+    monkeypatch.setattr(writer, "_renameat2", None)
     before = _snapshot(previous)
     real_replace = writer.os.replace
     calls: list[tuple[str, str]] = []
@@ -61,7 +78,7 @@ def test_failure_during_the_swap_restores_the_old_folder(previous: Path, monkeyp
         real_replace(src, dst)
 
     monkeypatch.setattr(writer.os, "replace", failing_replace)
-    with pytest.raises(OSError, match="rename failed"):
+    with pytest.raises(writer.WriteError, match="rename failed"):
         writer.write_packages(previous, {"a2a_binding/routes.py": "x = 1\n"})
     assert _snapshot(previous) == before
     assert sorted(p.name for p in previous.iterdir()) == ["a2a_binding"]
