@@ -1,0 +1,224 @@
+// The @a2a-js/sdk 1.3.0 clients against a server, for tests/test_js_interop.py.
+//
+//   node client.mjs '{"base": "http://127.0.0.1:PORT", "binding": "HTTP+JSON" | "JSONRPC",
+//                     "tenant": "", "awkwardIds": [...], "bearer": "<token>"}'
+//
+// Discovers the agent from <base>/.well-known/agent-card.json with the SDK's own
+// ClientFactory (preferring the binding asked for), runs every operation, and prints one
+// JSON object: the card, the transport chosen, every HTTP request the SDK sent, and per
+// step either {"ok": <ProtoJSON>} or {"error": {...}}. A step that fails never stops
+// the others, so the Python test sees every answer.
+import {
+  AgentCard,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksResponse,
+  Message,
+  StreamResponse,
+  Task,
+  TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
+import {
+  Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  TenantTransportDecorator,
+} from '@a2a-js/sdk/client';
+
+const config = JSON.parse(process.argv[2]);
+const sent = [];
+
+// Records what goes on the wire; everything else is the SDK's own behaviour.
+async function recordingFetch(input, init) {
+  const url = new URL(typeof input === 'object' && 'url' in input ? input.url : String(input));
+  const headers = new Headers(init?.headers ?? {});
+  sent.push({
+    method: init?.method ?? 'GET',
+    path: url.pathname,
+    query: url.search,
+    version: headers.get('A2A-Version'),
+    contentType: headers.get('Content-Type'),
+  });
+  return fetch(input, init);
+}
+
+function describe(error) {
+  return {
+    name: error?.name ?? typeof error,
+    message: String(error?.message ?? error),
+    reason: error?.reason,
+    statusCode: error?.statusCode,
+    envelopeCode: error?.envelopeCode,
+    metadata: error?.metadata,
+  };
+}
+
+const steps = {};
+const STEP_TIMEOUT_MS = 5000;
+// One step that hangs (a stream that never ends) is reported as such, and the rest run.
+async function step(name, run) {
+  process.stderr.write(`step ${name}\n`);
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`step timed out after ${STEP_TIMEOUT_MS} ms`)), STEP_TIMEOUT_MS);
+  });
+  try {
+    steps[name] = { ok: (await Promise.race([run(), timeout])) ?? null };
+  } catch (error) {
+    steps[name] = { error: describe(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const sendResult = (result) =>
+  'messageId' in result ? { message: Message.toJSON(result) } : { task: Task.toJSON(result) };
+
+// A subscription to a working task stays open: `limit` stops after that many events.
+async function collect(stream, limit = Infinity) {
+  const events = [];
+  for await (const event of stream) {
+    events.push(StreamResponse.toJSON(event));
+    if (events.length >= limit) break;
+  }
+  return events;
+}
+
+const message = (text) => ({
+  message: {
+    messageId: `m-${text}-${Math.random()}`,
+    contextId: '',
+    taskId: '',
+    role: 1 /* ROLE_USER */,
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  },
+  tenant: '',
+  configuration: undefined,
+  metadata: undefined,
+});
+
+const factory = new ClientFactory(
+  ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    transports: [
+      new JsonRpcTransportFactory({ fetchImpl: recordingFetch }),
+      new RestTransportFactory({ fetchImpl: recordingFetch }),
+    ],
+    preferredTransports: [config.binding],
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl: recordingFetch }),
+  })
+);
+
+let client;
+let card;
+try {
+  client = await factory.createFromUrl(config.base);
+  card = await factory.options.cardResolver.resolve(config.base);
+} catch (error) {
+  process.stdout.write(JSON.stringify({ discovery: describe(error), sent }) + '\n');
+  process.exit(0);
+}
+if (config.tenant) {
+  client = new Client(new TenantTransportDecorator(client.transport, config.tenant), card);
+}
+const tenant = config.tenant ?? '';
+
+let done;
+let held;
+await step('SendMessage', async () => sendResult(await client.sendMessage(message('hello'))));
+await step('SendMessage hold', async () => sendResult(await client.sendMessage(message('hold'))));
+done = steps['SendMessage'].ok?.task?.id ?? 'missing';
+held = steps['SendMessage hold'].ok?.task?.id ?? 'missing';
+await step('SendStreamingMessage', async () => collect(client.sendMessageStream(message('stream'))));
+await step('GetTask', async () =>
+  Task.toJSON(await client.getTask({ tenant, id: done, historyLength: 0 }))
+);
+await step('ListTasks', async () =>
+  ListTasksResponse.toJSON(
+    await client.listTasks({
+      tenant,
+      contextId: '',
+      status: 2 /* TASK_STATE_WORKING */,
+      pageToken: '',
+      statusTimestampAfter: undefined,
+    })
+  )
+);
+await step('SubscribeToTask', async () => collect(client.resubscribeTask({ tenant, id: held }), 1));
+await step('CancelTask', async () =>
+  Task.toJSON(await client.cancelTask({ tenant, id: held, metadata: undefined }))
+);
+const pushConfig = (id) => ({
+  tenant,
+  id,
+  taskId: done,
+  url: 'https://example.test/hook',
+  token: 't',
+  authentication: undefined,
+});
+await step('CreateTaskPushNotificationConfig', async () =>
+  TaskPushNotificationConfig.toJSON(await client.createTaskPushNotificationConfig(pushConfig('c1')))
+);
+await step('GetTaskPushNotificationConfig', async () =>
+  TaskPushNotificationConfig.toJSON(
+    await client.getTaskPushNotificationConfig({ tenant, taskId: done, id: 'c1' })
+  )
+);
+await step('ListTaskPushNotificationConfigs', async () =>
+  ListTaskPushNotificationConfigsResponse.toJSON(
+    await client.listTaskPushNotificationConfig({ tenant, taskId: done, pageToken: '' })
+  )
+);
+await step('DeleteTaskPushNotificationConfig', async () => {
+  await client.deleteTaskPushNotificationConfig({ tenant, taskId: done, id: 'c1' });
+  return ListTaskPushNotificationConfigsResponse.toJSON(
+    await client.listTaskPushNotificationConfig({ tenant, taskId: done, pageToken: '' })
+  );
+});
+
+// The errors the agent answers, as the SDK's client reports them.
+await step('error TaskNotFound', async () => client.getTask({ tenant, id: 'no-such-task' }));
+await step('error TaskNotCancelable', async () =>
+  client.cancelTask({ tenant, id: done, metadata: undefined })
+);
+await step('error UnsupportedOperation', async () =>
+  collect(client.resubscribeTask({ tenant, id: done }))
+);
+
+// Awkward ids as path segments: a push config id round trip, and a task id that reaches
+// the server intact (the agent names it in its TaskNotFound message).
+for (const id of config.awkwardIds ?? []) {
+  await step(`awkward create ${id}`, async () =>
+    TaskPushNotificationConfig.toJSON(await client.createTaskPushNotificationConfig(pushConfig(id)))
+  );
+  await step(`awkward get ${id}`, async () =>
+    TaskPushNotificationConfig.toJSON(
+      await client.getTaskPushNotificationConfig({ tenant, taskId: done, id })
+    )
+  );
+  await step(`awkward delete ${id}`, async () =>
+    client.deleteTaskPushNotificationConfig({ tenant, taskId: done, id })
+  );
+  await step(`awkward task ${id}`, async () => client.getTask({ tenant, id }));
+}
+
+// Last: Client.getAgentCard asks for the extended card when the card says there is one,
+// and from then on the client judges capabilities by that card.
+// The card's security scheme is a bearer token; service parameters travel as headers.
+const auth = config.bearer ? { serviceParameters: { Authorization: `Bearer ${config.bearer}` } } : {};
+await step('GetExtendedAgentCard', async () => AgentCard.toJSON(await client.getAgentCard(auth)));
+
+process.stdout.write(
+  JSON.stringify({
+    card: AgentCard.toJSON(card),
+    transport: client.transport.protocolName,
+    steps,
+    sent,
+  }) + '\n',
+  // A timed-out fetch may still hold the event loop open.
+  () => process.exit(0)
+);
