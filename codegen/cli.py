@@ -7,9 +7,11 @@ returns. Exit status: 0 ok, 1 a failed check or generation error, 2 a usage erro
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,19 +19,21 @@ from typing import Any, TypeVar
 import click
 from google.protobuf.compiler import plugin_pb2
 
-from codegen import __version__
-from codegen.inputs import (
+from . import __version__
+from .acknowledge import AcknowledgementError, load, settle
+from .diff import diff_files, format_changes
+from .inputs import (
     DEFAULT_MODULE,
     InputError,
     request_from_descriptor_set,
     request_from_module,
     request_from_protos,
 )
-from codegen.diff import diff_files, format_changes
-from codegen.model import BindingFile, GenerationError, build_files
-from codegen.options import OptionError, Options
-from codegen.plugin import generate as run_plugin
-from codegen.writer import read_packages, write_packages
+from .model import BindingFile, GenerationError, Overlap, Route, build_files
+from .options import OptionError, Options
+from .plugin import Run
+from .plugin import run as run_plugin
+from .writer import WriteError, read_packages, write_packages
 
 __all__ = ["main"]
 
@@ -73,6 +77,11 @@ def _input_options(func: F) -> F:
             help="Name of the generated package (plugin option module=).",
         ),
         click.option(
+            "--acknowledge",
+            metavar="FILE",
+            help="Overlaps reviewed by hand, one a line (plugin option acknowledge=).",
+        ),
+        click.option(
             "--opt",
             "opts",
             multiple=True,
@@ -91,14 +100,18 @@ def _request(
     descriptor_set: str | None,
     from_module: str | None,
     module: str | None,
+    acknowledge: str | None,
     opts: tuple[str, ...],
     *,
     quiet: bool = False,
 ) -> plugin_pb2.CodeGeneratorRequest:
     sources = sum(bool(x) for x in (protos, descriptor_set, from_module))
     if sources > 1:
-        raise click.UsageError("give proto files, --descriptor-set or --from-module, not several")
+        raise click.UsageError(
+            "give proto files, --descriptor-set or --from-module, not several"
+        )
     parameter_items = list(opts) + ([f"module={module}"] if module else [])
+    parameter_items += [f"acknowledge={acknowledge}"] if acknowledge else []
     parameter = ",".join(parameter_items)
     try:
         Options.parse(parameter)
@@ -119,18 +132,25 @@ def _request(
         raise CliError(str(exc)) from exc
 
 
-def _generated_files(request: plugin_pb2.CodeGeneratorRequest) -> dict[str, str]:
-    response = run_plugin(request, lambda message: click.echo(f"a2a-codegen: {message}", err=True))
-    if response.error:
-        raise CliError(response.error)
-    if not response.file:
+def _run(request: plugin_pb2.CodeGeneratorRequest) -> tuple[Run, dict[str, str]]:
+    """Run the plugin once: its model and the files it generates, by relative name."""
+    result = run_plugin(
+        request, lambda message: click.echo(f"a2a-codegen: {message}", err=True)
+    )
+    if result.response.error:
+        raise CliError(result.response.error)
+    if not result.response.file:
         raise CliError("nothing to generate: no service with google.api.http rules")
-    return {f.name: f.content for f in response.file}
+    return result, {f.name: f.content for f in result.response.file}
 
 
 def _model(request: plugin_pb2.CodeGeneratorRequest) -> list[BindingFile]:
+    """The model alone, without rendering; overlaps are listed, never an error here."""
     try:
-        return list(build_files(request, Options.parse(request.parameter)).files)
+        options = dataclasses.replace(
+            Options.parse(request.parameter), ambiguity="ignore"
+        )
+        return list(build_files(request, options).files)
     except GenerationError as exc:
         raise CliError(str(exc)) from exc
 
@@ -151,7 +171,9 @@ def main() -> None:
     type=click.Path(file_okay=False),
     help="Output folder; each generated package inside it is replaced atomically.",
 )
-@click.option("--print-routes", is_flag=True, help="Print the route table that was written.")
+@click.option(
+    "--print-routes", is_flag=True, help="Print the route table that was written."
+)
 def generate(out_dir: str, print_routes: bool, **inputs: Any) -> None:
     """Generate the binding package(s), exactly as `protoc --a2a_out` would.
 
@@ -161,13 +183,18 @@ def generate(out_dir: str, print_routes: bool, **inputs: Any) -> None:
       a2a-codegen generate a2a.proto -I proto -o src/vendor --module a2a_binding
       a2a-codegen generate --descriptor-set a2a.pb -o out
     """
-    request = _request(**inputs)
-    files = _generated_files(request)
-    for folder in write_packages(Path(out_dir), files):
+    result, files = _run(_request(**inputs))
+    try:
+        written = write_packages(Path(out_dir), files)
+    except WriteError as exc:
+        raise CliError(str(exc)) from exc
+    for folder in written:
         click.echo(f"a2a-codegen: wrote {folder}", err=True)
     if print_routes:
-        for binding_file in _model(request):
-            click.echo(format_routes(binding_file, "text"))
+        for binding_file in result.files:
+            click.echo(
+                format_routes(binding_file, "text", acknowledged=result.acknowledged)
+            )
 
 
 @main.command()
@@ -187,24 +214,43 @@ def check(out_dir: str, **inputs: Any) -> None:
     Example (in CI):
       a2a-codegen check a2a.proto -I proto -o src/vendor --module a2a_binding
     """
-    files = _generated_files(_request(**inputs, quiet=True))
-    packages = {name.partition("/")[0] for name in files}
+    _, generated = _run(_request(**inputs, quiet=True))
+    packages = {name.partition("/")[0] for name in generated}
     on_disk = read_packages(Path(out_dir), packages)
-    if on_disk == files:
+    # Links, unreadable and non-UTF-8 entries: never what was generated, so stale.
+    skipped = {entry.path: entry for entry in on_disk.skipped}
+    changed = [
+        name
+        for name in sorted(set(on_disk) | set(generated))
+        if name not in skipped and on_disk.get(name) != generated.get(name)
+    ]
+    if not changed and not skipped:
         click.echo(f"a2a-codegen: {out_dir} is up to date", err=True)
         return
-    for name in sorted(set(on_disk) | set(files)):
-        old, new = on_disk.get(name), files.get(name)
-        if old == new:
-            continue
-        diff = difflib.unified_diff(
-            (old or "").splitlines(keepends=True),
-            (new or "").splitlines(keepends=True),
-            fromfile=f"{out_dir}/{name}" if old is not None else "/dev/null",
-            tofile=f"{out_dir}/{name} (generated)" if new is not None else "/dev/null",
+    for entry in skipped.values():
+        click.echo(f"a2a-codegen: {out_dir}/{entry}", err=True)
+    for name in changed:
+        old, new = on_disk.get(name), generated.get(name)
+        path = f"{out_dir}/{name}"
+        if old is None:
+            state = "missing"
+        elif new is None:
+            state = "extra (the generator does not write it)"
+        else:
+            state = "differs"
+        click.echo(f"a2a-codegen: {path}: {state}", err=True)
+        sys.stdout.writelines(
+            difflib.unified_diff(
+                (old or "").splitlines(keepends=True),
+                (new or "").splitlines(keepends=True),
+                fromfile=path if old is not None else "/dev/null",
+                tofile=f"{path} (generated)" if new is not None else "/dev/null",
+            )
         )
-        sys.stdout.writelines(diff)
-    raise CliError(f"{out_dir} is stale: run a2a-codegen generate with the same inputs")
+    raise CliError(
+        f"{out_dir} is stale ({len(changed) + len(skipped)} file(s) named above): "
+        "run a2a-codegen generate with the same inputs"
+    )
 
 
 @main.command()
@@ -216,18 +262,39 @@ def check(out_dir: str, **inputs: Any) -> None:
     default="text",
     show_default=True,
 )
-def routes(fmt: str, **inputs: Any) -> None:
+@click.option(
+    "--width",
+    type=click.IntRange(min=40),
+    default=100,
+    show_default=True,
+    help="Columns for the text format: a wider table is printed one route a block.",
+)
+def routes(fmt: str, width: int, **inputs: Any) -> None:
     """Print the route table and the overlapping routes.
 
     \b
     Example:
       a2a-codegen routes a2a.proto -I proto --format markdown
     """
-    for binding_file in _model(_request(**inputs, quiet=True)):
-        click.echo(format_routes(binding_file, fmt))
+    request = _request(**inputs, quiet=True)
+    files = _model(request)
+    acknowledged: tuple[Overlap, ...] = ()
+    acknowledge = Options.parse(request.parameter).acknowledge
+    if acknowledge:
+        try:
+            overlaps = [o for binding_file in files for o in binding_file.overlaps]
+            acknowledged = settle(overlaps, load(acknowledge)).acknowledged
+        except AcknowledgementError as exc:
+            raise CliError(str(exc)) from exc
+    for binding_file in files:
+        click.echo(
+            format_routes(binding_file, fmt, width=width, acknowledged=acknowledged)
+        )
 
 
-def _load_version(spec: str, includes: tuple[str, ...], opts: tuple[str, ...]) -> list[BindingFile]:
+def _load_version(
+    spec: str, includes: tuple[str, ...], opts: tuple[str, ...]
+) -> list[BindingFile]:
     """One side of a diff: a .proto file, a descriptor set file, or a module name."""
     parameter = ",".join(opts + ("ambiguity=ignore",))
     path = Path(spec)
@@ -248,14 +315,43 @@ def _load_version(spec: str, includes: tuple[str, ...], opts: tuple[str, ...]) -
 @main.command()
 @click.argument("old")
 @click.argument("new")
-@click.option("-I", "--include", "includes", multiple=True, type=click.Path(file_okay=False),
-              help="Import path for protoc, for .proto inputs.")
-@click.option("--opt", "opts", multiple=True, metavar="KEY=VALUE", help="A plugin option for both sides.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
-              show_default=True)
-@click.option("--fail-on", type=click.Choice(["breaking", "any", "never"]), default="breaking",
-              show_default=True, help="Which changes make the exit status 1.")
-def diff(old: str, new: str, includes: tuple[str, ...], opts: tuple[str, ...], fmt: str, fail_on: str) -> None:
+@click.option(
+    "-I",
+    "--include",
+    "includes",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    help="Import path for protoc, for .proto inputs.",
+)
+@click.option(
+    "--opt",
+    "opts",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A plugin option for both sides.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["breaking", "any", "never"]),
+    default="breaking",
+    show_default=True,
+    help="Which changes make the exit status 1.",
+)
+def diff(
+    old: str,
+    new: str,
+    includes: tuple[str, ...],
+    opts: tuple[str, ...],
+    fmt: str,
+    fail_on: str,
+) -> None:
     """Report what changed between two versions of a service's bindings.
 
     OLD and NEW are each a .proto file, a descriptor set (protoc -o / buf build -o) or a
@@ -266,19 +362,28 @@ def diff(old: str, new: str, includes: tuple[str, ...], opts: tuple[str, ...], f
       a2a-codegen diff spec/v1.0.0/a2a.proto spec/v1.0.1/a2a.proto
       a2a-codegen diff old.pb a2a.types.a2a_pb2 --format markdown --fail-on any
     """
-    changes = diff_files(_load_version(old, includes, opts), _load_version(new, includes, opts))
+    changes = diff_files(
+        _load_version(old, includes, opts), _load_version(new, includes, opts)
+    )
     click.echo(format_changes(changes, fmt, old, new))
-    if (fail_on == "breaking" and any(c.breaking for c in changes)) or (fail_on == "any" and changes):
+    if (fail_on == "breaking" and any(c.breaking for c in changes)) or (
+        fail_on == "any" and changes
+    ):
         sys.exit(1)
 
 
 def _route_rows(binding_file: BindingFile) -> list[dict[str, Any]]:
     rows = []
-    for method, binding in binding_file.routes:
+    for route in binding_file.routes:
+        method, binding = route.method, route.binding
         query = (
             []
             if binding.body == "*"
-            else [p.json_name for p in method.query if p.json_name not in binding.path_json_names]
+            else [
+                p.json_name
+                for p in method.query
+                if p.json_name not in binding.path_json_names
+            ]
         )
         rows.append(
             {
@@ -296,14 +401,26 @@ def _route_rows(binding_file: BindingFile) -> list[dict[str, Any]]:
     return rows
 
 
-def format_routes(binding_file: BindingFile, fmt: str) -> str:
-    """The route table as text, json or markdown, followed by the overlaps."""
+def format_routes(
+    binding_file: BindingFile,
+    fmt: str,
+    *,
+    width: int = 100,
+    acknowledged: tuple[Overlap, ...] = (),
+) -> str:
+    """The route table as text, json or markdown, followed by the overlaps.
+
+    Text is a table when it fits in ``width`` columns, else one block per route; each
+    overlap starts with its example path in acknowledgement-file form.
+    """
     rows = _route_rows(binding_file)
     overlaps = [
         {
-            "first": f"{o.first[1].verb} {o.first[1].template.source}",
-            "second": f"{o.second[1].verb} {o.second[1].template.source}",
+            "first": f"{o.first.binding.verb} {o.first.binding.template.source}",
+            "second": f"{o.second.binding.verb} {o.second.binding.template.source}",
             "example": o.example,
+            "winner": f"{_winner(o).binding.verb} {_winner(o).binding.template.source}",
+            "acknowledged": any(o is a for a in acknowledged),
         }
         for o in binding_file.overlaps
     ]
@@ -317,7 +434,17 @@ def format_routes(binding_file: BindingFile, fmt: str) -> str:
             },
             indent=2,
         )
-    headers = ["verb", "path", "rpc", "path fields", "query", "body", "stream", "tenant", "alias"]
+    headers = [
+        "verb",
+        "path",
+        "rpc",
+        "path fields",
+        "query",
+        "body",
+        "stream",
+        "tenant",
+        "alias",
+    ]
     table = [
         [
             r["verb"],
@@ -338,20 +465,94 @@ def format_routes(binding_file: BindingFile, fmt: str) -> str:
         lines.append("| " + " | ".join(headers) + " |")
         lines.append("|" + "---|" * len(headers))
         lines += [
-            "| " + " | ".join(f"`{c}`" if i == 1 else c for i, c in enumerate(row)) + " |"
+            "| "
+            + " | ".join(f"`{c}`" if i == 1 else c for i, c in enumerate(row))
+            + " |"
             for row in table
         ]
         if overlaps:
             lines.append("\nOverlapping routes (the more specific template wins):\n")
             lines += [
-                f"- `{o['first']}` and `{o['second']}`: e.g. `{o['example']}`" for o in overlaps
+                f"- `{o['first']}` and `{o['second']}`: e.g. `{o['example']}`"
+                + (" (acknowledged)" if o["acknowledged"] else "")
+                for o in overlaps
             ]
         return "\n".join(lines)
-    widths = [max(len(str(row[i])) for row in [headers] + table) for i in range(len(headers))]
-    lines.append(f"{binding_file.module} ({binding_file.proto_file}): {len(rows)} routes")
-    for row in [headers] + table:
-        lines.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
-    if overlaps:
-        lines.append("overlapping routes (the more specific template wins):")
-        lines += [f"  {o['first']}  and  {o['second']}  e.g. {o['example']}" for o in overlaps]
+    lines.append(
+        f"{binding_file.module} ({binding_file.proto_file}): {len(rows)} routes"
+    )
+    widths = [
+        max(len(str(row[i])) for row in [headers] + table) for i in range(len(headers))
+    ]
+    if sum(widths) + 2 * (len(widths) - 1) <= width:
+        for row in [headers] + table:
+            lines.append(
+                "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()
+            )
+    else:
+        lines += _route_blocks(rows, width)
+    if binding_file.overlaps:
+        lines.append(
+            "overlapping routes (an example path both match; the first route listed gets it):"
+        )
+        for overlap, shown in zip(binding_file.overlaps, overlaps):
+            mark = "  # acknowledged" if shown["acknowledged"] else ""
+            lines.append(f"  {overlap.first.binding.verb} {overlap.example}{mark}")
+            for route in (_winner(overlap), _loser(overlap)):
+                binding = route.binding
+                lines.append(
+                    f"      {route.method.name}  {binding.verb} {binding.template.source}"
+                )
     return "\n".join(lines)
+
+
+def _route_blocks(rows: list[dict[str, Any]], width: int) -> list[str]:
+    """One route a block: verb, path and rpc, then its fields wrapped to ``width``."""
+    lines: list[str] = []
+    indent = " " * 10
+    for r in rows:
+        tags = [
+            name
+            for name, on in (
+                ("server stream", r["server_streaming"]),
+                ("tenant", r["tenant"]),
+                ("alias", r["alias"]),
+            )
+            if on
+        ]
+        rpc = r["rpc"] + (f"  ({', '.join(tags)})" if tags else "")
+        head = f"{r['verb']:<8}{r['path']}"
+        details = []
+        if len(head) + 2 + len(rpc) <= width:
+            lines.append(f"{head}  {rpc}")
+        else:
+            lines.append(head)
+            details.append(f"rpc: {rpc}")
+        details += [
+            f"{label}: {', '.join(values)}"
+            for label, values in (
+                ("path", r["path_fields"]),
+                ("query", r["query_fields"]),
+            )
+            if values
+        ]
+        if r["body"]:
+            details.append(f"body: {r['body']}")
+        for detail in details:
+            lines += textwrap.wrap(
+                detail,
+                width,
+                initial_indent=indent,
+                subsequent_indent=indent + " " * (detail.index(":") + 2),
+                break_on_hyphens=False,
+            )
+    return lines
+
+
+def _winner(overlap: Overlap) -> Route:
+    """The route that ``match`` picks for the overlap's example path."""
+    return overlap.second if overlap.loser is overlap.first else overlap.first
+
+
+def _loser(overlap: Overlap) -> Route:
+    return overlap.loser

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from codegen.model import Binding, BindingFile, Method, Service
+from .model import Binding, BindingFile, Method, Service
 
 __all__ = ["Change", "diff_files", "format_changes"]
 
@@ -29,7 +29,11 @@ class Change:
 
 
 def _relative(full_name: str, package: str) -> str:
-    return full_name[len(package) + 1 :] if package and full_name.startswith(package + ".") else full_name
+    return (
+        full_name[len(package) + 1 :]
+        if package and full_name.startswith(package + ".")
+        else full_name
+    )
 
 
 def _package(service: Service) -> str:
@@ -45,7 +49,9 @@ def _shape(binding: Binding) -> tuple[str, tuple[str, ...]]:
     return binding.verb, binding.template.shape
 
 
-def _rename_score(old: Method, new: Method, old_package: str, new_package: str) -> float:
+def _rename_score(
+    old: Method, new: Method, old_package: str, new_package: str
+) -> float:
     """How likely ``new`` is ``old`` renamed: same route shape, same request type, or a
     similar name."""
     score = difflib.SequenceMatcher(None, old.name, new.name).ratio()
@@ -56,7 +62,9 @@ def _rename_score(old: Method, new: Method, old_package: str, new_package: str) 
     old_verbs = {b.template.verb for b in old.bindings if b.template.verb}
     if old_verbs & {b.template.verb for b in new.bindings if b.template.verb}:
         score += 1.0  # the same custom verb (":subscribe") is the same operation
-    if _relative(old.request.full_name, old_package) == _relative(new.request.full_name, new_package):
+    if _relative(old.request.full_name, old_package) == _relative(
+        new.request.full_name, new_package
+    ):
         score += 0.5
     if old.server_streaming == new.server_streaming:
         score += 0.2
@@ -68,7 +76,13 @@ def _pair_renames(
 ) -> list[tuple[Method, Method]]:
     candidates = sorted(
         (
-            (_rename_score(old, new, old_package, new_package), old.name, new.name, old, new)
+            (
+                _rename_score(old, new, old_package, new_package),
+                old.name,
+                new.name,
+                old,
+                new,
+            )
             for old in removed
             for new in added
         ),
@@ -94,7 +108,8 @@ def _query_params(method: Method) -> dict[str, str]:
         *({pf.proto_path for pf in binding.path_fields} for binding in method.bindings)
     )
     return {
-        param.json_name: ("repeated " if param.repeated else "") + param.codec
+        param.json_name: ("repeated " if param.repeated else "")
+        + param.codec
         + (f" {param.enum.full_name.rpartition('.')[2]}" if param.enum else "")
         for param in method.query
         if param.proto_path not in always_bound
@@ -105,7 +120,9 @@ def _route_key(binding: Binding) -> tuple[str, bool, bool]:
     return binding.verb, binding.tenant, binding.alias
 
 
-def _compare_routes(service: str, rpc: str, old: Method, new: Method) -> Iterable[Change]:
+def _compare_routes(
+    service: str, rpc: str, old: Method, new: Method
+) -> Iterable[Change]:
     old_routes: dict[tuple[str, bool, bool], list[Binding]] = {}
     for binding in old.bindings:
         old_routes.setdefault(_route_key(binding), []).append(binding)
@@ -117,30 +134,49 @@ def _compare_routes(service: str, rpc: str, old: Method, new: Method) -> Iterabl
         for old_route, new_route in zip(before, after):
             yield from _compare_route(service, rpc, old_route, new_route)
         for removed in before[len(after) :]:
-            yield Change(service, f"rpc {rpc}", f"route {_route_label(removed)} removed", True)
+            yield Change(
+                service, f"rpc {rpc}", f"route {_route_label(removed)} removed", True
+            )
         for added in after[len(before) :]:
-            what = "tenant route" if added.tenant else "alias route" if added.alias else "route"
-            yield Change(service, f"rpc {rpc}", f"{what} {_route_label(added)} added", False)
+            what = (
+                "tenant route"
+                if added.tenant
+                else "alias route" if added.alias else "route"
+            )
+            yield Change(
+                service, f"rpc {rpc}", f"{what} {_route_label(added)} added", False
+            )
 
 
-def _compare_route(service: str, rpc: str, old: Binding, new: Binding) -> Iterable[Change]:
+def _compare_route(
+    service: str, rpc: str, old: Binding, new: Binding
+) -> Iterable[Change]:
     subject = f"rpc {rpc}: {_route_label(old)}"
     if old.template.source != new.template.source:
         yield Change(
-            service, subject, f"template {old.template.source} -> {new.template.source}",
-            old.template.shape != new.template.shape or old.path_json_names != new.path_json_names,
+            service,
+            subject,
+            f"template {old.template.source} -> {new.template.source}",
+            old.template.shape != new.template.shape
+            or old.path_json_names != new.path_json_names,
         )
     if old.path_json_names != new.path_json_names:
         yield Change(
-            service, subject,
+            service,
+            subject,
             f"path fields {', '.join(old.path_json_names) or '-'} -> {', '.join(new.path_json_names) or '-'}",
             True,
         )
     if old.body != new.body:
-        yield Change(service, subject, f"body {old.body or '-'} -> {new.body or '-'}", True)
+        yield Change(
+            service, subject, f"body {old.body or '-'} -> {new.body or '-'}", True
+        )
     if old.response_body != new.response_body:
         yield Change(
-            service, subject, f"response_body {old.response_body or '-'} -> {new.response_body or '-'}", True
+            service,
+            subject,
+            f"response_body {old.response_body or '-'} -> {new.response_body or '-'}",
+            True,
         )
 
 
@@ -150,7 +186,8 @@ def _compare_methods(
     rpc = new.name
     if old.name != new.name:
         yield Change(
-            service, f"rpc {old.name}",
+            service,
+            f"rpc {old.name}",
             f"renamed to {new.name}, judging by its routes and types (JSON-RPC and gRPC method "
             f"{old.name} -> {new.name})",
             True,
@@ -171,12 +208,25 @@ def _compare_methods(
         if old_type == new_type:
             continue
         if old_type is None:
-            yield Change(service, f"rpc {rpc}", f"query parameter {name} ({new_type}) added", False)
+            yield Change(
+                service,
+                f"rpc {rpc}",
+                f"query parameter {name} ({new_type}) added",
+                False,
+            )
         elif new_type is None:
-            yield Change(service, f"rpc {rpc}", f"query parameter {name} ({old_type}) removed", True)
+            yield Change(
+                service,
+                f"rpc {rpc}",
+                f"query parameter {name} ({old_type}) removed",
+                True,
+            )
         else:
             yield Change(
-                service, f"rpc {rpc}", f"query parameter {name} retyped {old_type} -> {new_type}", True
+                service,
+                f"rpc {rpc}",
+                f"query parameter {name} retyped {old_type} -> {new_type}",
+                True,
             )
 
 
@@ -185,8 +235,10 @@ def _compare_services(old: Service, new: Service) -> Iterable[Change]:
     old_package, new_package = _package(old), _package(new)
     if old.full_name != new.full_name:
         yield Change(
-            service, f"service {old.name}",
-            f"full name {old.full_name} -> {new.full_name} (gRPC paths change)", True,
+            service,
+            f"service {old.name}",
+            f"full name {old.full_name} -> {new.full_name} (gRPC paths change)",
+            True,
         )
     old_methods = {m.name: m for m in old.methods}
     new_methods = {m.name: m for m in new.methods}
@@ -197,13 +249,19 @@ def _compare_services(old: Service, new: Service) -> Iterable[Change]:
     renamed_new = {n.name for _, n in renames}
     pairs = [(old_methods[n], new_methods[n]) for n in old_methods if n in new_methods]
     for old_method, new_method in sorted(pairs + renames, key=lambda p: p[1].name):
-        yield from _compare_methods(service, old_method, new_method, old_package, new_package)
+        yield from _compare_methods(
+            service, old_method, new_method, old_package, new_package
+        )
     for method in removed:
         if method.name not in renamed_old:
-            yield Change(service, f"rpc {method.name}", "removed (and its JSON-RPC method)", True)
+            yield Change(
+                service, f"rpc {method.name}", "removed (and its JSON-RPC method)", True
+            )
     for method in added:
         if method.name not in renamed_new:
-            yield Change(service, f"rpc {method.name}", "added (and its JSON-RPC method)", False)
+            yield Change(
+                service, f"rpc {method.name}", "added (and its JSON-RPC method)", False
+            )
 
 
 def diff_files(old: Sequence[BindingFile], new: Sequence[BindingFile]) -> list[Change]:
@@ -221,14 +279,21 @@ def diff_files(old: Sequence[BindingFile], new: Sequence[BindingFile]) -> list[C
     return changes
 
 
-def format_changes(changes: Sequence[Change], fmt: str, old_label: str, new_label: str) -> str:
+def format_changes(
+    changes: Sequence[Change], fmt: str, old_label: str, new_label: str
+) -> str:
     """The changes as ``text``, ``json`` or ``markdown``."""
     breaking = sum(c.breaking for c in changes)
     compatible = len(changes) - breaking
     if fmt == "json":
         return json.dumps(
-            {"old": old_label, "new": new_label, "breaking": breaking, "compatible": compatible,
-             "changes": [asdict(c) for c in changes]},
+            {
+                "old": old_label,
+                "new": new_label,
+                "breaking": breaking,
+                "compatible": compatible,
+                "changes": [asdict(c) for c in changes],
+            },
             indent=2,
         )
     summary = (

@@ -50,7 +50,9 @@ def include_paths() -> list[str]:
 
 
 def _request(
-    files: Sequence[descriptor_pb2.FileDescriptorProto], to_generate: Sequence[str], parameter: str
+    files: Sequence[descriptor_pb2.FileDescriptorProto],
+    to_generate: Sequence[str],
+    parameter: str,
 ) -> plugin_pb2.CodeGeneratorRequest:
     request = plugin_pb2.CodeGeneratorRequest(parameter=parameter)
     request.file_to_generate.extend(to_generate)
@@ -72,7 +74,9 @@ def request_from_descriptor_set(
     descriptor_set = descriptor_pb2.FileDescriptorSet()
     try:
         descriptor_set.ParseFromString(data)
-    except Exception as exc:  # the protobuf runtime raises DecodeError or others by backend
+    except (
+        Exception
+    ) as exc:  # the protobuf runtime raises DecodeError or others by backend
         raise InputError(f"{path}: not a FileDescriptorSet ({exc})") from exc
     files = list(descriptor_set.file)
     names = {f.name for f in files}
@@ -111,7 +115,9 @@ def request_from_module(
         raise InputError(f"cannot import {module_name}: {exc}{hint}") from exc
     descriptor = getattr(module, "DESCRIPTOR", None)
     if descriptor is None or not hasattr(descriptor, "dependencies"):
-        raise InputError(f"{module_name} is not a compiled protobuf module (no file DESCRIPTOR)")
+        raise InputError(
+            f"{module_name} is not a compiled protobuf module (no file DESCRIPTOR)"
+        )
     ordered: list[descriptor_pb2.FileDescriptorProto] = []
     seen: set[str] = set()
 

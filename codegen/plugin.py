@@ -1,36 +1,68 @@
 """The protoc plugin: ``CodeGeneratorRequest`` on stdin, ``CodeGeneratorResponse`` on stdout.
 
-``generate`` is pure and is what tests call. ``main`` is the only I/O: read stdin, write
-stdout, and send warnings to stderr (stdout is the protocol). Input problems go to
-``response.error`` so protoc prints them and writes nothing; generator bugs raise and exit
-non-zero with a traceback.
+``generate`` is pure but for reading the acknowledgement file an option names, and is
+what tests call. ``main`` is the only other I/O: read stdin, write stdout, and send
+warnings to stderr (stdout is the protocol). Input problems go to ``response.error`` so
+protoc prints them and writes nothing; generator bugs raise and exit non-zero with a
+traceback.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from google.protobuf import descriptor_pb2
 from google.protobuf.compiler import plugin_pb2
 
-from codegen.model import GenerationError, build_files
-from codegen.options import OptionError, Options
-from codegen.render import render_file
+from . import __version__
+from .acknowledge import AcknowledgementError, load, settle
+from .model import BindingFile, GenerationError, Overlap, build_files
+from .options import OptionError, Options
+from .render import render_file
 
-__all__ = ["generate", "main"]
+__all__ = ["Run", "generate", "main", "run"]
 
 _FEATURES = (
     plugin_pb2.CodeGeneratorResponse.FEATURE_PROTO3_OPTIONAL
     | plugin_pb2.CodeGeneratorResponse.FEATURE_SUPPORTS_EDITIONS
 )
 
+_USAGE = """\
+usage: protoc-gen-a2a [--version | --help]
 
-def generate(
+A protoc plugin: protoc runs it with a CodeGeneratorRequest on stdin and reads the
+generated files from stdout. Run it through protoc or buf, e.g.
+
+  python -m grpc_tools.protoc -I spec -I GOOGLEAPIS --a2a_out=src/vendor a2a.proto
+
+Options go in --a2a_opt=k=v,...: module, tenant_field, ambiguity, profile, acknowledge.
+As a build step or CI check without protoc, use a2a-codegen (a2a-codegen --help).
+"""
+
+_HINT = (
+    "protoc-gen-a2a: this is a protoc plugin and reads a CodeGeneratorRequest on stdin; "
+    "run it through protoc (--a2a_out=DIR) or use a2a-codegen; --help for more"
+)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One plugin run: the response for protoc, the model it came from, and the
+    overlaps an acknowledgement file covered (for ``a2a-codegen routes``)."""
+
+    response: plugin_pb2.CodeGeneratorResponse
+    files: tuple[BindingFile, ...]
+    acknowledged: tuple[Overlap, ...]
+
+
+def run(
     request: plugin_pb2.CodeGeneratorRequest,
     warn: Callable[[str], None] = lambda message: None,
-) -> plugin_pb2.CodeGeneratorResponse:
-    """Generate the binding packages for ``request``; warnings go to ``warn``."""
+) -> Run:
+    """Build the model once and render it; warnings go to ``warn``, once each."""
     response = plugin_pb2.CodeGeneratorResponse(
         supported_features=_FEATURES,
         minimum_edition=descriptor_pb2.EDITION_PROTO2,
@@ -38,29 +70,82 @@ def generate(
     )
     try:
         options = Options.parse(request.parameter)
-        generation = build_files(request, options)
+        acknowledgements = load(options.acknowledge) if options.acknowledge else ()
+        # Overlaps are judged here, against the acknowledgements, not by the model.
+        generation = build_files(
+            request, dataclasses.replace(options, ambiguity="ignore")
+        )
     except OptionError as exc:
         response.error = f"protoc-gen-a2a: {exc}"
-        return response
+        return Run(response, (), ())
+    except AcknowledgementError as exc:
+        response.error = str(exc)
+        return Run(response, (), ())
     except GenerationError as exc:
         response.error = str(exc)
-        return response
+        return Run(response, (), ())
+    settled = settle(
+        [overlap for file in generation.files for overlap in file.overlaps],
+        acknowledgements,
+    )
+    if options.ambiguity == "error" and settled.new:
+        response.error = "\n".join(str(overlap.diagnostic) for overlap in settled.new)
+        return Run(response, (), ())
     for message in generation.warnings:
         warn(message)
+    if options.ambiguity == "warn":
+        for overlap in settled.new:
+            warn(f"warning: {overlap}")
+    for acknowledgement in settled.stale:
+        warn(acknowledgement.stale_warning)
     for binding_file in generation.files:
         package = binding_file.module
         for name, content in sorted(render_file(binding_file).items()):
             response.file.add(name=f"{package}/{name}", content=content)
-    return response
+    return Run(response, generation.files, settled.acknowledged)
+
+
+def generate(
+    request: plugin_pb2.CodeGeneratorRequest,
+    warn: Callable[[str], None] = lambda message: None,
+) -> plugin_pb2.CodeGeneratorResponse:
+    """Generate the binding packages for ``request``; warnings go to ``warn``."""
+    return run(request, warn).response
 
 
 def _warn(message: str) -> None:
     print(f"protoc-gen-a2a: {message}", file=sys.stderr)
 
 
-def main() -> None:
-    """Entry point of the ``protoc-gen-a2a`` executable."""
-    request = plugin_pb2.CodeGeneratorRequest.FromString(sys.stdin.buffer.read())
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the ``protoc-gen-a2a`` executable.
+
+    protoc passes no arguments; ``--version`` and ``--help`` answer without reading
+    stdin, and a bare run on a terminal prints a hint instead of waiting for input.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args in (["--version"], ["-V"]):
+        print(f"protoc-gen-a2a {__version__}")
+        return
+    if args in (["--help"], ["-h"]):
+        print(_USAGE, end="")
+        return
+    if args:
+        print(
+            f"protoc-gen-a2a: unknown argument {args[0]!r}; --help for usage",
+            file=sys.stderr,
+        )
+        sys.exit(2)
+    stdin = sys.stdin
+    if stdin is None or stdin.isatty():
+        print(_HINT, file=sys.stderr)
+        sys.exit(2)
+    data = stdin.buffer.read()
+    if not data:
+        # protoc always sends at least the file names; nothing at all is a person.
+        print(_HINT, file=sys.stderr)
+        sys.exit(2)
+    request = plugin_pb2.CodeGeneratorRequest.FromString(data)
     response = generate(request, _warn)
     sys.stdout.buffer.write(response.SerializeToString(deterministic=True))
     sys.stdout.buffer.flush()

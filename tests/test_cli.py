@@ -56,13 +56,14 @@ def test_generate_from_descriptor_set_and_module(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert _tree(tmp_path / "set") == _tree(tmp_path / "protoc")
     module = _cli("generate", "--from-module", "a2a.types.a2a_pb2", "-o", str(tmp_path / "mod"),
-                  "--module", "a2a_binding")
+                  "--module", "a2a_binding", "--opt", "openapi=true")
     assert module.returncode == 0, module.stderr
     assert _tree(tmp_path / "mod") == _tree(GENERATED)
 
 
 def test_generate_without_input_uses_the_embedded_default(tmp_path: Path) -> None:
-    result = _cli("generate", "-o", str(tmp_path), "--module", "a2a_binding", "--print-routes")
+    result = _cli("generate", "-o", str(tmp_path), "--module", "a2a_binding", "--opt", "openapi=true",
+                  "--print-routes")
     assert result.returncode == 0, result.stderr
     assert "using the embedded default (a2a.types.a2a_pb2 from a2a-sdk)" in result.stderr
     assert _tree(tmp_path) == _tree(GENERATED)
@@ -85,22 +86,35 @@ def test_generate_replaces_the_package_and_drops_stale_files(tmp_path: Path) -> 
 
 
 def test_check_fresh_stale_and_never_writes(tmp_path: Path) -> None:
-    shutil.copytree(GENERATED / "a2a_binding", tmp_path / "a2a_binding")
+    assert _cli("generate", "-o", str(tmp_path), "--module", "a2a_binding").returncode == 0
     fresh = _cli("check", "-o", str(tmp_path), "--module", "a2a_binding")
     assert fresh.returncode == 0, fresh.stderr
     routes = tmp_path / "a2a_binding" / "routes.py"
     routes.write_text(routes.read_text().replace('"/tasks/{id=*}"', '"/tasks/{task=*}"', 1))
     (tmp_path / "a2a_binding" / "extra.py").write_text("x = 1\n")
+    (tmp_path / "a2a_binding" / "empty.txt").write_text("")
+    (tmp_path / "a2a_binding" / "py.typed").unlink()
     before = _tree(tmp_path)
     stale = _cli("check", "-o", str(tmp_path), "--module", "a2a_binding")
     assert stale.returncode == 1
     assert '-        template="/tasks/{task=*}",' in stale.stdout
     assert '+        template="/tasks/{id=*}",' in stale.stdout
     assert "a2a_binding/extra.py" in stale.stdout
-    assert "is stale" in stale.stderr
+    # Every file is named, also those with no text to diff (an empty extra, py.typed).
+    prefix = f"a2a-codegen: {tmp_path}/"
+    named = [line.removeprefix(prefix) for line in stale.stderr.splitlines() if line.startswith(prefix)]
+    assert named == [
+        "a2a_binding/empty.txt: extra (the generator does not write it)",
+        "a2a_binding/extra.py: extra (the generator does not write it)",
+        "a2a_binding/py.typed: missing",
+        "a2a_binding/routes.py: differs",
+    ]
+    assert "is stale (4 file(s) named above)" in stale.stderr
     assert _tree(tmp_path) == before
     missing = _cli("check", "-o", str(tmp_path / "nowhere"), "--module", "a2a_binding")
     assert missing.returncode == 1 and not (tmp_path / "nowhere").exists()
+    assert f"{tmp_path}/nowhere/a2a_binding/py.typed: missing" in missing.stderr
+    assert f"+++ {tmp_path}/nowhere/a2a_binding/routes.py (generated)" in missing.stdout
 
 
 def test_diff_on_the_real_spec_versions(tmp_path: Path) -> None:
@@ -157,13 +171,60 @@ def test_routes_command(fmt: str) -> None:
         row = next(r for r in table["routes"] if r["path"] == "/tasks" and not r["tenant"])
         assert row["query_fields"] == ["tenant", "contextId", "status", "pageSize", "pageToken",
                                        "historyLength", "statusTimestampAfter", "includeArtifacts"]
-        assert {"first": "GET /tasks/{id=*}", "second": "GET /{tenant}/tasks", "example": "/tasks/tasks"} in table["overlaps"]
+        assert {"first": "GET /tasks/{id=*}", "second": "GET /{tenant}/tasks", "example": "/tasks/tasks",
+                "winner": "GET /tasks/{id=*}", "acknowledged": False} in table["overlaps"]
     elif fmt == "markdown":
         assert "| GET | `/tasks/{id=*}` | GetTask |" in result.stdout
         assert "`GET /tasks/{id=*}` and `GET /{tenant}/tasks`: e.g. `/tasks/tasks`" in result.stdout
     else:
         assert "POST    /tasks/{id=*}:subscribe" in result.stdout
         assert "/tasks/tasks" in result.stdout
+
+
+def test_routes_text_fits_100_columns_unless_asked_wider() -> None:
+    narrow = CliRunner().invoke(main, ["routes"])
+    assert narrow.exit_code == 0, narrow.output
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 100
+    # The widest route still says everything: rpc, flags, path, query and body fields.
+    assert "GET     /tasks  ListTasks\n" in narrow.stdout
+    assert "          query: tenant, contextId, status, pageSize, pageToken, historyLength," in narrow.stdout
+    assert "POST    /{tenant}/tasks/{id=*}:subscribe  SubscribeToTask  (server stream, tenant, alias)" in narrow.stdout
+    # Overlaps: the example path as an acknowledgement line, then the winner first.
+    assert "  GET /tasks/extendedAgentCard\n      GetTask  GET /tasks/{id=*}\n" in narrow.stdout
+    wide = CliRunner().invoke(main, ["routes", "--width", "300"])
+    assert max(len(line) for line in wide.stdout.splitlines()) > 200
+    assert wide.stdout.splitlines()[1].split() == ["verb", "path", "rpc", "path", "fields", "query", "body",
+                                                   "stream", "tenant", "alias"]
+    assert CliRunner().invoke(main, ["routes", "--width", "10"]).exit_code == 2
+
+
+def test_generate_warns_once_and_acknowledged_overlaps_are_quiet(tmp_path: Path) -> None:
+    loud = _cli("generate", "-o", str(tmp_path / "a"), "--print-routes")
+    assert loud.returncode == 0, loud.stderr
+    for example in ("/tasks/tasks ", "/tasks/extendedAgentCard ", "/tasks/tasks/pushNotificationConfigs ",
+                    "/tasks/tasks/pushNotificationConfigs/pushNotificationConfigs "):
+        assert loud.stderr.count(f"GET {example}matches both") == 1, loud.stderr
+    acknowledged = PROTO / "a2a.overlaps"
+    quiet = _cli("generate", "-o", str(tmp_path / "b"), "--acknowledge", str(acknowledged), "--print-routes")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "warning" not in quiet.stderr
+    assert "  GET /tasks/tasks  # acknowledged" in quiet.stdout
+    assert _tree(tmp_path / "a") == _tree(tmp_path / "b")  # acknowledging changes no output
+    fresh = _cli("check", "-o", str(tmp_path / "b"), "--acknowledge", str(acknowledged), "--opt", "ambiguity=error")
+    assert fresh.returncode == 0 and "warning" not in fresh.stderr, fresh.stderr
+    strict = _cli("check", "-o", str(tmp_path / "b"), "--opt", "ambiguity=error")
+    assert strict.returncode == 1 and strict.stderr.count("matches both") == 4
+
+
+def test_python_dash_m_runs_the_cli() -> None:
+    result = subprocess.run([sys.executable, "-m", "codegen", "--version"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0 and "0." in result.stdout
+    # The console scripts run the installed name, protoc_gen_a2a (the editable install maps it here).
+    alias = subprocess.run([sys.executable, "-m", "protoc_gen_a2a", "routes", "--format", "json"],
+                           capture_output=True, text=True, timeout=120)
+    assert alias.returncode == 0, alias.stderr
+    assert len(json.loads(alias.stdout)["routes"]) == 24
 
 
 @pytest.mark.parametrize("command", ["generate", "check", "diff", "routes"])
@@ -180,6 +241,9 @@ def test_errors_are_one_line_with_the_right_exit_status(tmp_path: Path) -> None:
     assert unknown.returncode == 2 and "unknown option 'colour'" in unknown.stderr
     both = _cli("routes", "x.proto", "--from-module", "a2a.types.a2a_pb2")
     assert both.returncode == 2
+    keyword = _cli("generate", "-o", str(tmp_path), "--module", "class")
+    assert keyword.returncode == 2 and "option module='class' is a Python keyword" in keyword.stderr
+    assert not (tmp_path / "class").exists()
     bad = tmp_path / "bad.proto"
     bad.write_text('syntax = "proto3";\nmessage M { strin x = 1; }\n')
     compiled = _cli("generate", str(bad), "-o", str(tmp_path / "out"))
@@ -199,21 +263,34 @@ def test_errors_are_one_line_with_the_right_exit_status(tmp_path: Path) -> None:
     assert all(len(r.stderr.strip().splitlines()) == 1 for r in (compiled, junk, missing))
 
 
+def _readme_block(after: str) -> str:
+    """The first ```sh block of README.md after the line containing ``after``."""
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    start = text.index("```sh\n", text.index(after)) + len("```sh\n")
+    return text[start : text.index("```", start)]
+
+
 def test_buf_generate_with_the_local_plugin_matches_protoc(tmp_path: Path) -> None:
     buf = shutil.which("buf", path=str(Path(sys.executable).parent))
-    assert buf, "buf-bin is a dev dependency; make test installs it"
+    if buf is None:
+        pytest.skip("buf is not installed next to the test interpreter (buf-bin, a dev dependency)")
     proto = spec_proto("v1.0.1")
     work = tmp_path / "module"
     work.mkdir()
     shutil.copy(proto, work / "a2a.proto")
-    google_api = Path(include_paths()[1]) / "google" / "api"
-    shutil.copytree(google_api, work / "google" / "api", ignore=shutil.ignore_patterns("*.py", "*.pyi", "__pycache__"))
+    # The README's own commands fetch exactly the google/api protos it says are needed.
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(tmp_path),
+           "BUF_CACHE_DIR": str(tmp_path / "cache")}
+    copied = subprocess.run(["bash", "-euc", _readme_block("The A2A proto imports five protos")], cwd=work,
+                            env=env, capture_output=True, text=True, timeout=60)
+    assert copied.returncode == 0, copied.stderr
+    assert sorted(p.name for p in (work / "google" / "api").iterdir()) == [
+        "annotations.proto", "client.proto", "field_behavior.proto", "http.proto", "launch_stage.proto"]
     (work / "buf.yaml").write_text("version: v2\n")
     (work / "buf.gen.yaml").write_text(
         f"version: v2\nplugins:\n  - local: {plugin_executable()}\n    out: out\n    opt: module=a2a_binding\n"
     )
-    result = subprocess.run([buf, "generate"], cwd=work, capture_output=True, text=True, timeout=300,
-                            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "BUF_CACHE_DIR": str(tmp_path / "cache")})
+    result = subprocess.run([buf, "generate"], cwd=work, capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 0, result.stderr
     assert protoc(proto, tmp_path / "protoc").returncode == 0
     assert _tree(work / "out") == _tree(tmp_path / "protoc")

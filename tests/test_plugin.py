@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import pty
 import re
 import subprocess
 import sys
@@ -41,8 +43,19 @@ def test_protoc_writes_the_package_for_the_upstream_proto(tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr
     assert sorted(_files(tmp_path)) == [
         "a2a_binding/__init__.py",
+        "a2a_binding/_asgi.py",
+        "a2a_binding/_client.py",
+        "a2a_binding/_jsonrpc.py",
+        "a2a_binding/_paths.py",
+        "a2a_binding/_protocol.py",
+        "a2a_binding/_query.py",
+        "a2a_binding/_required.py",
+        "a2a_binding/asgi.py",
+        "a2a_binding/client.py",
+        "a2a_binding/handler.py",
         "a2a_binding/jsonrpc.py",
         "a2a_binding/messages.py",
+        "a2a_binding/protocol.py",
         "a2a_binding/py.typed",
         "a2a_binding/query.py",
         "a2a_binding/routes.py",
@@ -57,7 +70,7 @@ def test_every_upstream_version_generates(tag: str, tmp_path: Path) -> None:
     result = protoc(spec_proto(tag), tmp_path)
     assert result.returncode == 0, result.stderr
     routes = (tmp_path / "a2a_binding" / "routes.py").read_text()
-    assert "class Route:" in routes
+    assert "ROUTES: tuple[Route, ...] = (" in routes
 
 
 @pytest.mark.parametrize("proto", BROKEN, ids=[p.stem for p in BROKEN])
@@ -128,6 +141,8 @@ def test_module_option_names_the_package(tmp_path: Path) -> None:
         ("ambiguity=maybe", "expected warn, error or ignore"),
         ("profile=x", "expected auto, a2a or none"),
         ("module=a,module=b", "given twice"),
+        ("module=class", "option module='class' is a Python keyword"),
+        ("acknowledge=", "option acknowledge= needs a file name"),
     ],
 )
 def test_bad_options_are_errors_naming_them(parameter: str, message: str, tmp_path: Path) -> None:
@@ -140,8 +155,8 @@ def test_bad_options_are_errors_naming_them(parameter: str, message: str, tmp_pa
 
 
 def test_options_round_trip() -> None:
-    options = Options.parse(" module=x , tenant_field=tenant,ambiguity=error,profile=a2a")
-    assert options == Options("x", "tenant", "error", "a2a")
+    options = Options.parse(" module=x , tenant_field=tenant,ambiguity=error,profile=a2a,acknowledge=a b.txt")
+    assert options == Options("x", "tenant", "error", "a2a", "a b.txt")
     assert Options.parse(options.to_parameter()) == options
     assert Options.parse("") == Options()
 
@@ -199,3 +214,55 @@ def test_two_files_may_not_become_one_package(tmp_path: Path) -> None:
     separate = subprocess.run([*base, "a/items.proto", "a/other.proto"], capture_output=True, text=True, timeout=120)
     assert separate.returncode == 0, separate.stderr
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["items_binding", "other_binding"]
+
+
+@pytest.mark.parametrize("stdin", ["tty", "empty", "closed"])
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_version_and_help_answer_without_reading_stdin(flag: str, stdin: str) -> None:
+    primary, secondary = pty.openpty()
+    source = {"tty": secondary, "empty": subprocess.DEVNULL, "closed": None}[stdin]
+    try:
+        result = subprocess.run(
+            [plugin_executable(), flag],
+            stdin=source,
+            capture_output=True,
+            timeout=60,  # a hang (reading the terminal) fails here instead of blocking the run
+            close_fds=True,
+            pass_fds=(),
+            preexec_fn=(lambda: os.close(0)) if stdin == "closed" else None,
+        )
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert result.returncode == 0, result.stderr
+    text = result.stdout.decode()
+    if flag == "--version":
+        assert re.fullmatch(r"protoc-gen-a2a \d+\.\d+\.\d+\n", text)
+    else:
+        assert text.startswith("usage: protoc-gen-a2a") and "--a2a_out" in text
+    assert result.stderr == b""
+
+
+@pytest.mark.parametrize("stdin", ["tty", "empty"])
+def test_no_arguments_without_a_request_prints_a_hint(stdin: str) -> None:
+    primary, secondary = pty.openpty()
+    try:
+        result = subprocess.run(
+            [plugin_executable()],
+            stdin=secondary if stdin == "tty" else subprocess.DEVNULL,
+            capture_output=True,
+            timeout=60,
+        )
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert result.returncode == 2
+    assert result.stdout == b""  # never protocol bytes for a person to read
+    lines = result.stderr.decode().splitlines()
+    assert len(lines) == 1 and "this is a protoc plugin" in lines[0] and "Traceback" not in lines[0]
+
+
+def test_unknown_argument_is_a_usage_error() -> None:
+    result = subprocess.run([plugin_executable(), "--frobnicate"], capture_output=True, text=True, timeout=60,
+                            stdin=subprocess.DEVNULL)
+    assert result.returncode == 2 and "unknown argument '--frobnicate'" in result.stderr
