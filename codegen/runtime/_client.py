@@ -1,0 +1,285 @@
+"""Client helpers that stay independent of the HTTP library.
+
+``prepare`` gives the whole request an rpc needs (method, URL, headers, body bytes) for
+either binding; ``read_response`` turns the answer into the response dict or raises the
+error it carries; ``read_stream`` and ``aread_stream`` turn an event-stream body into
+the response dicts. The generated ``client.py`` hands ``ClientBinding`` the package's
+tables and adds a typed overload per rpc.
+
+Errors: an A2A error (an HTTP+JSON ``google.rpc.Status`` with an A2A ErrorInfo, or a
+JSON-RPC error with an A2A code) is raised as ``A2AError``; any other JSON-RPC error as
+``JsonRpcError``; an answer that is neither a response nor one of those (a 404 from a
+proxy, HTML, a JSON-RPC answer without ``result``) as ``ResponseError``.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from ._jsonrpc import JsonRpcError, Method, RequestId
+from ._paths import HttpRequest
+from ._protocol import (
+    A2AError,
+    Binding,
+    RequestHeaders,
+    SseEvent,
+    aparse_sse,
+    media_type,
+    parse_sse,
+)
+
+__all__ = [
+    "ClientBinding",
+    "PreparedRequest",
+    "ResponseError",
+    "is_event_stream",
+]
+
+_SSE = "text/event-stream"
+
+
+@dataclass(frozen=True)
+class PreparedRequest:
+    """One request to send: ``url`` is absolute (the base URL joined with the path and
+    query), ``headers`` the A2A headers and Content-Type, ``body`` the JSON bytes or
+    None for a body-less request."""
+
+    method: str
+    url: str
+    headers: list[tuple[str, str]]
+    body: bytes | None
+
+
+class ResponseError(Exception):
+    """An answer that carries neither a response nor an A2A or JSON-RPC error.
+
+    ``status`` is the HTTP status, ``error`` the ``google.rpc.Status`` object when the
+    body held one (``{"error": {...}}``), else None; ``body`` the raw bytes.
+    """
+
+    def __init__(
+        self, message: str, *, status: int, body: bytes, error: Any = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+        self.error = error
+
+
+def is_event_stream(headers: RequestHeaders) -> bool:
+    """Whether response ``headers`` announce a ``text/event-stream`` body (so the body
+    goes to ``read_stream``; anything else goes to ``read_response``)."""
+    pairs: Iterable[Any] = headers.items() if isinstance(headers, Mapping) else headers
+    for name, value in pairs:
+        text = name.decode("latin-1") if isinstance(name, bytes) else name
+        if text.lower() == "content-type":
+            return media_type(value) == _SSE
+    return False
+
+
+def _json(payload: Any) -> bytes:
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _decode(body: bytes, status: int) -> Any:
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        excerpt = body[:80].decode("utf-8", "replace")
+        raise ResponseError(
+            f"HTTP {status}: the answer is not JSON: {excerpt!r}",
+            status=status,
+            body=body,
+        ) from None
+
+
+class ClientBinding:
+    """The client side of one package: ``build`` is ``routes.build``,
+    ``jsonrpc_request`` is ``jsonrpc.request``, ``headers`` is
+    ``protocol.request_headers`` and ``methods`` is ``jsonrpc.METHODS`` (which rpcs
+    stream, and the ``response_body`` of their HTTP+JSON route)."""
+
+    def __init__(
+        self,
+        *,
+        build: Callable[..., HttpRequest],
+        jsonrpc_request: Callable[..., tuple[str, dict[str, Any]]],
+        headers: Callable[..., list[tuple[str, str]]],
+        methods: Mapping[str, Method],
+    ) -> None:
+        self._build = build
+        self._jsonrpc_request = jsonrpc_request
+        self._headers = headers
+        self.streaming = frozenset(n for n, m in methods.items() if m.server_streaming)
+        self.response_bodies = {
+            name: method.routes[0].response_body
+            for name, method in methods.items()
+            if method.routes and method.routes[0].response_body
+        }
+
+    def prepare(
+        self,
+        rpc: str,
+        request: Mapping[str, Any],
+        *,
+        base_url: str,
+        binding: Binding = "http+json",
+        tenant: str | None = None,
+        id: RequestId = None,
+        extensions: Sequence[str] = (),
+        tenant_in_path: bool = False,
+    ) -> PreparedRequest:
+        """The request for ``rpc`` (see the generated ``client.prepare``)."""
+        base = base_url.rstrip("/")
+        accept = [("Accept", _SSE)] if rpc in self.streaming else []
+        if binding == "http+json":
+            built = self._build(rpc, request, tenant=tenant)
+            url = base + built.path
+            if built.query:
+                url += "?" + urlencode(built.query, quote_via=quote)
+            body = None if built.body is None else _json(built.body)
+            headers = self._headers(
+                "http+json", body=body is not None, extensions=extensions
+            )
+            return PreparedRequest(built.verb, url, headers + accept, body)
+        if binding != "jsonrpc":
+            raise ValueError(
+                f"binding must be 'http+json' or 'jsonrpc', not {binding!r}"
+            )
+        request_id = str(uuid.uuid4()) if id is None else id
+        path, envelope = self._jsonrpc_request(
+            rpc, request, request_id, tenant=tenant, tenant_in_path=tenant_in_path
+        )
+        url = base + path if tenant_in_path and tenant else base_url
+        headers = self._headers("jsonrpc", body=True, extensions=extensions)
+        return PreparedRequest("POST", url, headers + accept, _json(envelope))
+
+    def read_response(
+        self,
+        rpc: str,
+        status: int,
+        headers: RequestHeaders,
+        body: bytes,
+        *,
+        binding: Binding = "http+json",
+    ) -> dict[str, Any]:
+        """The response of ``rpc`` (see the generated ``client.read_response``)."""
+        del headers  # decided by the body: servers label JSON inconsistently
+        if binding == "jsonrpc":
+            return self._jsonrpc_result(_decode(body, status), status, body)
+        if binding != "http+json":
+            raise ValueError(
+                f"binding must be 'http+json' or 'jsonrpc', not {binding!r}"
+            )
+        if 200 <= status < 300:
+            if not body.strip():
+                return {}  # google.protobuf.Empty, or a 204
+            payload = _decode(body, status)
+            field = self.response_bodies.get(rpc)
+            if field is not None:
+                payload = {field: payload}
+            if not isinstance(payload, dict):
+                raise ResponseError(
+                    f"HTTP {status}: {rpc} answered {type(payload).__name__}, "
+                    "not an object",
+                    status=status,
+                    body=body,
+                )
+            return payload
+        payload = _decode(body, status) if body.strip() else None
+        raise self._status_error(payload, status, body)
+
+    @staticmethod
+    def _status_error(payload: Any, status: int, body: bytes) -> Exception:
+        found = A2AError.from_status(payload)
+        if found is not None:
+            return found
+        error = payload.get("error") if isinstance(payload, Mapping) else None
+        message = error.get("message") if isinstance(error, Mapping) else None
+        text = message if isinstance(message, str) else f"HTTP status {status}"
+        return ResponseError(
+            f"HTTP {status}: {text}", status=status, body=body, error=error
+        )
+
+    @staticmethod
+    def _jsonrpc_result(envelope: Any, status: int, body: bytes) -> dict[str, Any]:
+        if not isinstance(envelope, Mapping):
+            raise ResponseError(
+                f"HTTP {status}: the JSON-RPC answer is not an object",
+                status=status,
+                body=body,
+            )
+        error = envelope.get("error")
+        if error is not None:
+            found = A2AError.from_jsonrpc(error)
+            if found is not None:
+                raise found
+            if isinstance(error, Mapping) and isinstance(error.get("code"), int):
+                message = error.get("message")
+                raise JsonRpcError(
+                    error["code"],
+                    message if isinstance(message, str) else "",
+                    error.get("data"),
+                    id=envelope.get("id"),
+                )
+            raise ResponseError(
+                f"HTTP {status}: malformed JSON-RPC error {error!r}",
+                status=status,
+                body=body,
+            )
+        if "result" not in envelope:
+            raise ResponseError(
+                f"HTTP {status}: the JSON-RPC answer has neither result nor error",
+                status=status,
+                body=body,
+            )
+        result = envelope["result"]
+        if result is None:
+            return {}
+        if not isinstance(result, dict):
+            raise ResponseError(
+                f"HTTP {status}: the JSON-RPC result is {type(result).__name__}, "
+                "not an object",
+                status=status,
+                body=body,
+            )
+        return result
+
+    def _event(self, event: SseEvent, binding: Binding) -> dict[str, Any]:
+        data = event.data.encode("utf-8")
+        payload = _decode(data, 200)
+        if binding == "jsonrpc":
+            return self._jsonrpc_result(payload, 200, data)
+        if isinstance(payload, Mapping) and "error" in payload:
+            raise self._status_error(payload, 200, data)
+        if not isinstance(payload, dict):
+            raise ResponseError(
+                f"event {event.id}: not an object", status=200, body=data
+            )
+        return payload
+
+    def read_stream(
+        self, rpc: str, chunks: Iterable[bytes], *, binding: Binding = "http+json"
+    ) -> Iterator[dict[str, Any]]:
+        """The responses of an event-stream body, raising on an error event."""
+        del rpc  # every stream event has the same shape
+        for event in parse_sse(chunks):
+            yield self._event(event, binding)
+
+    async def aread_stream(
+        self,
+        rpc: str,
+        chunks: AsyncIterable[bytes],
+        *,
+        binding: Binding = "http+json",
+    ) -> AsyncIterator[dict[str, Any]]:
+        """``read_stream`` over async byte chunks."""
+        del rpc
+        async for event in aparse_sse(chunks):
+            yield self._event(event, binding)

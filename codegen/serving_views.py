@@ -1,0 +1,118 @@
+"""What ``handler.py``, ``asgi.py`` and ``client.py`` print (A2A packages only).
+
+One view per template, computed from the model like the views in ``codegen.views``:
+the handler method names, the annotations of requests and responses, which rpcs
+stream. The templates only loop, branch and print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import Method
+from .views import FileView, snake_case
+
+__all__ = ["AsgiView", "ClientView", "HandlerMethod", "HandlerView"]
+
+
+@dataclass(frozen=True)
+class HandlerMethod:
+    """One rpc as a handler method and a client call."""
+
+    rpc: str
+    attribute: str  # the handler method, snake_case
+    request: str  # the request annotation, in a module that imports ``messages``
+    response: str  # the response TypedDict; "None" for google.protobuf.Empty
+    returns: str  # the handler method's return annotation
+    streaming: bool
+    empty: bool  # answers google.protobuf.Empty
+    comment: str
+    read: str  # what ``client.read_response`` returns: an empty dict's type for Empty
+
+
+class _ServingView(FileView):
+    """The rpcs of every service, as handler methods."""
+
+    def _method(self, method: Method) -> HandlerMethod:
+        empty = method.response.well_known
+        if empty:
+            response = "None"
+        else:
+            response = "messages." + self.file.python_name(method.response.full_name)
+        if method.server_streaming:
+            returns = f"AsyncIterator[{response}]"
+        else:
+            returns = response
+        return HandlerMethod(
+            method.name,
+            snake_case(method.name),
+            self.request_annotation(method),
+            response,
+            returns,
+            method.server_streaming,
+            empty,
+            method.comment or f"The {method.name} rpc.",
+            "dict[str, Any]" if empty else response,
+        )
+
+    @property
+    def methods(self) -> tuple[HandlerMethod, ...]:
+        return tuple(self._method(method) for method in self.file.methods)
+
+    @property
+    def handler_class(self) -> str:
+        """The ``Protocol`` a served handler implements."""
+        if len(self.file.services) == 1:
+            return self.file.services[0].name + "Handler"
+        return "ServiceHandler"
+
+
+class HandlerView(_ServingView):
+    """What ``handler.py`` prints."""
+
+    @property
+    def services(self) -> tuple[tuple[str, str, tuple[HandlerMethod, ...]], ...]:
+        """(Protocol name, docstring text, methods) of each service."""
+        rows = []
+        for service in self.file.services:
+            rows.append(
+                (
+                    service.name + "Handler",
+                    f"A server of {service.full_name}: one async method per rpc.",
+                    tuple(self._method(method) for method in service.methods),
+                )
+            )
+        return tuple(rows)
+
+    @property
+    def combined(self) -> bool:
+        """True when several services need one ``ServiceHandler`` joining them."""
+        return len(self.file.services) > 1
+
+    @property
+    def service_handlers(self) -> tuple[str, ...]:
+        return tuple(service.name + "Handler" for service in self.file.services)
+
+    @property
+    def uses_iterator(self) -> bool:
+        return any(method.server_streaming for method in self.file.methods)
+
+    @property
+    def uses_mapping(self) -> bool:
+        return any(method.request.well_known for method in self.file.methods)
+
+
+class AsgiView(_ServingView):
+    """What ``asgi.py`` prints."""
+
+
+class ClientView(_ServingView):
+    """What ``client.py`` prints."""
+
+    @property
+    def streaming_methods(self) -> tuple[HandlerMethod, ...]:
+        return tuple(m for m in self.methods if m.streaming)
+
+    @property
+    def unary_methods(self) -> tuple[HandlerMethod, ...]:
+        return tuple(m for m in self.methods if not m.streaming)

@@ -1,0 +1,331 @@
+"""The client helpers runtime (``codegen/runtime/_client.py``).
+
+``ClientBinding`` is built over the committed package's tables (``routes.build``,
+``jsonrpc.request``, ``protocol.request_headers``, ``jsonrpc.METHODS``), so what is
+checked is what the generated ``client.py`` sends and reads: URLs, headers and bodies
+per binding, responses, every error form, and event streams split anywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterable
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from codegen.runtime._client import (
+    ClientBinding,
+    PreparedRequest,
+    ResponseError,
+    is_event_stream,
+)
+from codegen.runtime._jsonrpc import JsonRpcError
+from codegen.runtime._protocol import A2A_ERRORS, A2AError
+
+BASE = "http://agent.test/a2a/"
+
+
+@pytest.fixture(scope="module")
+def client(a2a: ModuleType) -> ClientBinding:
+    import importlib
+
+    protocol = importlib.import_module("a2a_binding.protocol")
+    return ClientBinding(
+        build=a2a.routes.build,
+        jsonrpc_request=a2a.jsonrpc.request,
+        headers=protocol.request_headers,
+        methods=a2a.jsonrpc.METHODS,
+    )
+
+
+def test_http_json_get_with_query_and_escaped_path(client: ClientBinding) -> None:
+    prepared = client.prepare(
+        "GetTask", {"id": "a/b c", "historyLength": 2}, base_url=BASE, tenant="t 1"
+    )
+    assert prepared == PreparedRequest(
+        "GET",
+        "http://agent.test/a2a/t%201/tasks/a%2Fb%20c?historyLength=2",
+        [("A2A-Version", "1.0")],
+        None,
+    )
+
+
+def test_http_json_post_body_and_extensions(client: ClientBinding) -> None:
+    prepared = client.prepare(
+        "SendMessage",
+        {"message": {"messageId": "m", "parts": [{"text": "é"}]}},
+        base_url="http://agent.test",
+        extensions=["urn:a", "urn:b"],
+    )
+    assert (
+        prepared.method == "POST" and prepared.url == "http://agent.test/message:send"
+    )
+    assert prepared.headers == [
+        ("A2A-Version", "1.0"),
+        ("Content-Type", "application/a2a+json"),
+        ("A2A-Extensions", "urn:a, urn:b"),
+    ]
+    assert json.loads(prepared.body or b"") == {
+        "message": {"messageId": "m", "parts": [{"text": "é"}]}
+    }
+
+
+def test_subscribe_is_a_post_and_streams_ask_for_sse(client: ClientBinding) -> None:
+    prepared = client.prepare("SubscribeToTask", {"id": "t1"}, base_url=BASE)
+    assert prepared.method == "POST" and prepared.url.endswith("/tasks/t1:subscribe")
+    assert ("Accept", "text/event-stream") in prepared.headers
+
+
+def test_query_values_are_percent_encoded_not_plus(client: ClientBinding) -> None:
+    prepared = client.prepare("ListTasks", {"contextId": "a b&c"}, base_url=BASE)
+    assert prepared.url == "http://agent.test/a2a/tasks?contextId=a%20b%26c"
+
+
+def test_jsonrpc_request_and_default_id(client: ClientBinding) -> None:
+    prepared = client.prepare(
+        "GetTask", {"id": "t1"}, base_url=BASE, binding="jsonrpc", tenant="acme", id=7
+    )
+    assert prepared.method == "POST" and prepared.url == BASE
+    assert prepared.headers == [
+        ("A2A-Version", "1.0"),
+        ("Content-Type", "application/json"),
+    ]
+    assert json.loads(prepared.body or b"") == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "GetTask",
+        "params": {"id": "t1", "tenant": "acme"},
+    }
+    first = json.loads(
+        client.prepare("GetTask", {"id": "t"}, base_url=BASE, binding="jsonrpc").body
+        or b""
+    )
+    second = json.loads(
+        client.prepare("GetTask", {"id": "t"}, base_url=BASE, binding="jsonrpc").body
+        or b""
+    )
+    assert (
+        isinstance(first["id"], str)
+        and len(first["id"]) == 36
+        and first["id"] != second["id"]
+    )
+
+
+def test_jsonrpc_tenant_in_path(client: ClientBinding) -> None:
+    prepared = client.prepare(
+        "GetTask",
+        {"id": "t1"},
+        base_url=BASE,
+        binding="jsonrpc",
+        tenant="a/b",
+        tenant_in_path=True,
+        id=1,
+    )
+    assert prepared.url == "http://agent.test/a2a/a%2Fb"
+    assert json.loads(prepared.body or b"")["params"] == {"id": "t1"}
+
+
+def test_unknown_binding_and_rpc(client: ClientBinding) -> None:
+    with pytest.raises(ValueError, match="binding"):
+        client.prepare("GetTask", {"id": "t"}, base_url=BASE, binding="grpc")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="binding"):
+        client.read_response("GetTask", 200, [], b"{}", binding="grpc")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="path field 'id' is missing"):
+        client.prepare("GetTask", {}, base_url=BASE)
+
+
+def test_read_http_json_responses(client: ClientBinding) -> None:
+    assert client.read_response("GetTask", 200, [], b'{"id": "t1"}') == {"id": "t1"}
+    assert client.read_response("DeleteTaskPushNotificationConfig", 200, {}, b"") == {}
+    assert (
+        client.read_response("DeleteTaskPushNotificationConfig", 204, {}, b"  ") == {}
+    )
+    with pytest.raises(ResponseError, match="not an object") as caught:
+        client.read_response("GetTask", 200, [], b"[1]")
+    assert caught.value.status == 200
+    with pytest.raises(ResponseError, match="not JSON") as not_json:
+        client.read_response("GetTask", 502, [], b"<html>bad gateway</html>")
+    assert not_json.value.status == 502 and not_json.value.body.startswith(b"<html>")
+
+
+def test_response_body_field_is_wrapped() -> None:
+    class Route:
+        response_body = "value"
+
+    class Method:
+        server_streaming = False
+        routes = (Route(),)
+
+    client = ClientBinding(
+        build=lambda *a, **k: None,
+        jsonrpc_request=lambda *a, **k: ("/", {}),
+        headers=lambda *a, **k: [],
+        methods={"Put": Method()},
+    )  # type: ignore[dict-item]
+    assert client.read_response("Put", 200, [], b'{"a": 1}') == {"value": {"a": 1}}
+
+
+def test_http_json_a2a_error_is_raised(client: ClientBinding) -> None:
+    status, body = A2AError(
+        "TaskNotFoundError", "no task", metadata={"taskId": "t1"}
+    ).to_http()
+    with pytest.raises(A2AError) as caught:
+        client.read_response("GetTask", status, [], json.dumps(body).encode())
+    assert caught.value.kind is A2A_ERRORS["TaskNotFoundError"]
+    assert caught.value.message == "no task" and caught.value.metadata == {
+        "taskId": "t1"
+    }
+
+
+def test_http_json_other_errors(client: ClientBinding) -> None:
+    status = {
+        "error": {"code": 404, "status": "NOT_FOUND", "message": "GET /x: no route"}
+    }
+    with pytest.raises(ResponseError, match="HTTP 404: GET /x: no route") as caught:
+        client.read_response("GetTask", 404, [], json.dumps(status).encode())
+    assert caught.value.error == status["error"]
+    with pytest.raises(ResponseError, match="HTTP 500: HTTP status 500"):
+        client.read_response("GetTask", 500, [], b"")
+
+
+def test_read_jsonrpc_responses(client: ClientBinding) -> None:
+    ok = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"id": "t"}}).encode()
+    assert client.read_response("GetTask", 200, [], ok, binding="jsonrpc") == {
+        "id": "t"
+    }
+    empty = json.dumps({"jsonrpc": "2.0", "id": 1, "result": None}).encode()
+    assert (
+        client.read_response(
+            "DeleteTaskPushNotificationConfig", 200, [], empty, binding="jsonrpc"
+        )
+        == {}
+    )
+
+
+def test_jsonrpc_errors(client: ClientBinding) -> None:
+    a2a = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": A2AError("TaskNotCancelableError", "done").to_jsonrpc(1).to_dict(),
+        }
+    ).encode()
+    with pytest.raises(A2AError) as caught:
+        client.read_response("CancelTask", 200, [], a2a, binding="jsonrpc")
+    assert caught.value.kind.code == -32002
+    other = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "error": {"code": -32601, "message": "nope", "data": 1},
+        }
+    )
+    with pytest.raises(JsonRpcError) as rpc_error:
+        client.read_response("GetTask", 200, [], other.encode(), binding="jsonrpc")
+    assert (
+        rpc_error.value.code,
+        rpc_error.value.message,
+        rpc_error.value.data,
+        rpc_error.value.id,
+    ) == (-32601, "nope", 1, 2)
+    no_message = json.dumps({"jsonrpc": "2.0", "id": 2, "error": {"code": -32000}})
+    with pytest.raises(JsonRpcError):
+        client.read_response("GetTask", 200, [], no_message.encode(), binding="jsonrpc")
+
+
+@pytest.mark.parametrize(
+    "payload, text",
+    [
+        ([], "not an object"),
+        ({"jsonrpc": "2.0", "id": 1, "error": "bad"}, "malformed JSON-RPC error"),
+        ({"jsonrpc": "2.0", "id": 1}, "neither result nor error"),
+        ({"jsonrpc": "2.0", "id": 1, "result": [1]}, "result is list"),
+    ],
+)
+def test_malformed_jsonrpc_answers(
+    client: ClientBinding, payload: Any, text: str
+) -> None:
+    with pytest.raises(ResponseError, match=text):
+        client.read_response(
+            "GetTask", 200, [], json.dumps(payload).encode(), binding="jsonrpc"
+        )
+
+
+def _split(data: bytes, size: int) -> list[bytes]:
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+HTTP_STREAM = (
+    b'id: 0\ndata: {"task": {"id": "t"}}\n\n'
+    b'id: 1\r\ndata: {"statusUpdate": {"taskId": "t"}}\r\n\r\n'
+)
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_read_http_json_stream_split_anywhere(client: ClientBinding, size: int) -> None:
+    events = list(client.read_stream("SendStreamingMessage", _split(HTTP_STREAM, size)))
+    assert events == [{"task": {"id": "t"}}, {"statusUpdate": {"taskId": "t"}}]
+
+
+def test_read_streams_raise_on_error_events(client: ClientBinding) -> None:
+    _, body = A2AError("UnsupportedOperationError", "terminal").to_http()
+    stream = HTTP_STREAM + b"data: " + json.dumps(body).encode() + b"\n\n"
+    seen: list[Any] = []
+    with pytest.raises(A2AError, match="terminal"):
+        for event in client.read_stream("SubscribeToTask", [stream]):
+            seen.append(event)
+    assert len(seen) == 2
+    with pytest.raises(ResponseError, match="not an object"):
+        list(client.read_stream("SubscribeToTask", [b"data: [1]\n\n"]))
+    with pytest.raises(ResponseError, match="not JSON"):
+        list(client.read_stream("SubscribeToTask", [b"data: {oops\n\n"]))
+
+
+def test_read_jsonrpc_stream_async(client: ClientBinding) -> None:
+    envelopes = [
+        {"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": "t"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {"code": -32603, "message": "internal error"},
+        },
+    ]
+    data = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in envelopes)
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for chunk in _split(data, 7):
+            yield chunk
+
+    async def collect() -> tuple[list[Any], BaseException | None]:
+        seen: list[Any] = []
+        try:
+            async for event in client.aread_stream(
+                "SendStreamingMessage", chunks(), binding="jsonrpc"
+            ):
+                seen.append(event)
+        except JsonRpcError as exc:
+            return seen, exc
+        return seen, None
+
+    seen, error = asyncio.run(collect())
+    assert (
+        seen == [{"task": {"id": "t"}}]
+        and isinstance(error, JsonRpcError)
+        and error.code == -32603
+    )
+
+
+@pytest.mark.parametrize(
+    "headers, expected",
+    [
+        ([("Content-Type", "text/event-stream; charset=utf-8")], True),
+        ([(b"content-type", b"application/json")], False),
+        ({"content-type": "text/event-stream"}, True),
+        ([], False),
+    ],
+)
+def test_is_event_stream(headers: Iterable[Any], expected: bool) -> None:
+    assert is_event_stream(headers) is expected
