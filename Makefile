@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test bench fuzz clean
+.PHONY: generate test bench fuzz clean conformance
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 generate: $(STAMP)
-	$(VENV)/bin/a2a-codegen generate -o generated --module a2a_binding --print-routes
+	$(VENV)/bin/a2a-codegen generate -o generated --module a2a_binding --acknowledge proto/a2a.overlaps --opt openapi=true --print-routes
 
 test: $(STAMP)
 	$(PY) -m pytest -q
@@ -31,3 +31,9 @@ fuzz: $(STAMP)
 	mkdir -p .fuzz/corpus .fuzz/crashes
 	$(PY) fuzz/fuzz_generated.py .fuzz/corpus -dict=fuzz/a2a.dict -max_total_time=$(FUZZ_SECONDS) \
 		-rss_limit_mb=4096 -artifact_prefix=.fuzz/crashes/ -print_final_stats=1
+
+# The official A2A conformance kit (../shared/a2a-tck) against examples/a2a_server.py over
+# JSON-RPC and HTTP+JSON; fails on a failure not in conformance/expected_failures.json.
+# Its venv is cached in .conformance/ (ignored by git). About a minute.
+conformance: $(STAMP)
+	$(PY) conformance/run.py --categories mandatory,capabilities,quality,features --transports jsonrpc,rest

@@ -1,175 +1,223 @@
-"""An A2A server on the generated tables: HTTP+JSON under /rest, JSON-RPC at /jsonrpc.
+"""An A2A server: the agent of examples/agent.py as a handler of the generated package.
 
-All routing, query parsing, tenant handling and JSON-RPC envelope checks come from
-``generated/a2a_binding``; this file only turns request dicts into a2a-sdk messages
-(``json_format.ParseDict``), hands them to the agent (examples/agent.py) and writes HTTP.
+``AgentHandler`` is an ``A2AServiceHandler``: each method turns the request dict into
+a2a-sdk's protobuf message (``ParseDict``), runs the agent and turns its answer back
+(``MessageToDict``). ``a2a_binding.asgi.create_app`` does the rest: both bindings with
+tenants, the card (built per request, so its URLs are the ones the client reached),
+errors, streams, the OpenAPI document. The extended card needs a bearer token
+(``Unauthenticated``: 401 / JSON-RPC -31001); push goes to loopback only (push.py).
 
     PYTHONPATH=generated uvicorn examples.a2a_server:app
+
+``A2A_EXAMPLE_TOKEN`` is the bearer token (default :data:`DEFAULT_TOKEN`);
+``A2A_EXAMPLE_HOLD=1`` keeps every task working until cancelled or told ``done``.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable, Iterator
-from typing import Any
+import hmac
+import os
+from collections.abc import AsyncIterator
+from typing import Any, TypeVar, cast
 
 from a2a.types import a2a_pb2 as pb
-from a2a_binding import jsonrpc, query, routes
+from a2a_binding import asgi, jsonrpc
+from a2a_binding import messages as m
+from a2a_binding.handler import UNAUTHENTICATED_CODE, InvalidArgument, Unauthenticated
+from a2a_binding.handler import CallContext as Ctx
+from a2a_binding.protocol import PROTOCOL_VERSION
 from google.protobuf import json_format
 
-from examples.agent import CARD, A2AError, Agent
+from examples.agent import Agent
+from examples.push import WebhookSender
 
 REST, RPC = "/rest", "/jsonrpc"
+DEFAULT_TOKEN = "a2a-example-token"
+"""The extended card's bearer token when ``A2A_EXAMPLE_TOKEN`` is unset (tests use it)."""
+BEARER = "bearer"
+"""Name of the security scheme the card declares for the extended card."""
+UNAUTHENTICATED = UNAUTHENTICATED_CODE
+"""JSON-RPC code of a missing or wrong bearer token (README "Conformance")."""
+T = TypeVar("T")
 
 
-def call(agent: Agent, rpc: str, request: dict[str, Any]) -> Any:
-    """Run one rpc on a ProtoJSON request; a dict, or an iterator of dicts if it streams."""
-    request_type = getattr(pb, jsonrpc.METHODS[rpc].request_type.rpartition(".")[2])
-    try:
-        message = json_format.ParseDict(request, request_type())
-    except json_format.ParseError as exc:
-        raise query.QueryError("", "", f"invalid request: {exc}") from None
-    result = getattr(agent, rpc)(message)
-    if jsonrpc.METHODS[rpc].server_streaming:
-        return (json_format.MessageToDict(event) for event in result)
-    return json_format.MessageToDict(result)
+def agent_card(
+    base_url: str, *, rest: str = REST, rpc: str = RPC, extended: bool = False
+) -> pb.AgentCard:
+    """The card for a server reached at ``base_url`` (scheme, host and port).
 
-
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-
-
-async def respond(
-    send: Send, status: int, body: Any, headers: tuple[tuple[bytes, bytes], ...] = ()
-) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", routes.CONTENT_TYPE.encode()), *headers],
-        }
+    Interfaces name where this server really listens (§8.3.1); capabilities are what
+    it serves (§3.3.4). The bearer scheme is declared for the extended card only: the
+    card lists no ``securityRequirements``, so every other operation stays public.
+    """
+    card = pb.AgentCard(
+        name="generated-tables",
+        description="An A2A server on protoc-gen-a2a tables: echoes each message"
+        " as an artifact; a message saying 'hold' keeps its task working.",
+        version="1.0.0",
+        capabilities=pb.AgentCapabilities(
+            streaming=True, push_notifications=True, extended_agent_card=True
+        ),
+        default_input_modes=["text/plain", "application/json"],
+        default_output_modes=["text/plain", "application/json"],
+        provider=pb.AgentProvider(
+            organization="protoc-gen-a2a", url="https://github.com/a2aproject/A2A"
+        ),
     )
-    await send({"type": "http.response.body", "body": json.dumps(body).encode()})
-
-
-async def stream(send: Send, events: Iterator[Any], frame: Callable[[Any], dict[str, Any]]) -> None:
-    first = next(events)  # errors surface before the 200 goes out
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [(b"content-type", b"text/event-stream")],
-        }
+    card.skills.add(
+        id="echo",
+        name="Echo",
+        description="Answers every message with an artifact holding its parts.",
+        tags=["echo", "example"],
+        examples=["hello", "hold", "done"],
     )
-    for event in (first, *events):
-        await send(
-            {
-                "type": "http.response.body",
-                "body": jsonrpc.sse_event(frame(event)),
-                "more_body": True,
-            }
+    if extended:
+        card.skills.add(
+            id="hold",
+            name="Hold",
+            description="Keeps a task working until cancelled or told 'done'.",
+            tags=["tasks"],
         )
-    await send({"type": "http.response.body", "body": b""})
+    card.security_schemes[BEARER].http_auth_security_scheme.scheme = "Bearer"
+    card.security_schemes[BEARER].http_auth_security_scheme.description = (
+        "Needed for the extended agent card only."
+    )
+    card.supported_interfaces.add(
+        url=base_url + rest, protocol_binding="HTTP+JSON", protocol_version="1.0"
+    )
+    card.supported_interfaces.add(
+        url=base_url + rpc, protocol_binding="JSONRPC", protocol_version="1.0"
+    )
+    return card
 
 
-async def rest(agent: Agent, scope: dict[str, Any], body: bytes, send: Send) -> None:
-    """HTTP+JSON: transcode, run, answer; errors as google.rpc.Status with their status."""
-    try:
-        route, request = routes.transcode(
-            scope["method"],
-            scope["raw_path"].decode("ascii")[len(REST) :],
-            scope["query_string"],
-            json.loads(body) if body else None,
-        )
-        result = call(agent, route.rpc, request)
-        if route.server_streaming:
-            return await stream(send, result, lambda event: event)
-        await respond(send, 200, result)
-    except routes.RouteNotFound as exc:
-        allow = (
-            ((b"allow", ", ".join(sorted(exc.allowed_verbs)).encode()),)
-            if exc.allowed_verbs
-            else ()
-        )
-        name = "NOT_FOUND" if exc.status == 404 else "UNIMPLEMENTED"
-        await respond(
-            send,
-            exc.status,
-            {"error": {"code": exc.status, "status": name, "message": str(exc)}},
-            allow,
-        )
-    except query.QueryError as exc:
-        await respond(
-            send,
-            400,
-            {
-                "error": {
-                    "code": 400,
-                    "status": "INVALID_ARGUMENT",
-                    "message": str(exc),
-                    "details": [exc.to_bad_request()],
-                }
-            },
-        )
-    except ValueError as exc:
-        await respond(
-            send, 400, {"error": {"code": 400, "status": "INVALID_ARGUMENT", "message": str(exc)}}
-        )
-    except A2AError as exc:
-        await respond(send, exc.kind.http_status, {"error": exc.kind.status(exc.message)})
+class AgentHandler:
+    """The generated ``A2AServiceHandler`` over an :class:`~examples.agent.Agent`."""
 
+    def __init__(self, agent: Agent, *, rest: str, rpc: str, token: str) -> None:
+        self.agent, self.rest, self.rpc, self.token = agent, rest, rpc, token
 
-async def rpc(agent: Agent, tenant: str, body: bytes, send: Send) -> None:
-    """JSON-RPC: check the envelope, run, answer with a result or an error."""
-    request_id = None
-    try:
-        request = jsonrpc.parse_request(body, tenant=tenant)
-        request_id = request.id
-        result = call(agent, request.method, request.params)
-        if request.streaming:
-            return await stream(send, result, lambda event: jsonrpc.success(request_id, event))
-        await respond(send, 200, jsonrpc.success(request_id, result))
-    except jsonrpc.JsonRpcError as exc:
-        await respond(send, 200, jsonrpc.failure(exc.id, exc))
-    except query.QueryError as exc:
-        await respond(
-            send,
-            200,
-            jsonrpc.failure(request_id, jsonrpc.JsonRpcError(jsonrpc.INVALID_PARAMS, str(exc))),
-        )
-    except A2AError as exc:
-        await respond(send, 200, jsonrpc.failure(request_id, exc.kind.error(exc.message)))
+    def _run(self, rpc: str, request: Any) -> Any:
+        """The agent's answer to a request dict: a message, or an async iterator."""
+        message = getattr(pb, jsonrpc.METHODS[rpc].request_type.split(".")[-1])()
+        try:
+            json_format.ParseDict(request, message)
+        except json_format.ParseError as exc:
+            raise InvalidArgument(f"{rpc}: {exc}", [("", str(exc))]) from None
+        return getattr(self.agent, rpc)(message)
 
+    def _call(self, rpc: str, request: Any, answer: type[T]) -> T:
+        return cast(T, json_format.MessageToDict(self._run(rpc, request)))
 
-def create_app() -> Callable[..., Awaitable[None]]:
-    """A fresh server with an empty store."""
-    agent = Agent()
+    async def _stream(self, rpc: str, request: Any) -> AsyncIterator[m.StreamResponse]:
+        async for event in self._run(rpc, request):
+            yield cast(m.StreamResponse, json_format.MessageToDict(event))
 
-    async def app(
-        scope: dict[str, Any], receive: Callable[[], Awaitable[dict[str, Any]]], send: Send
+    async def send_message(
+        self, request: m.SendMessageRequest, context: Ctx
+    ) -> m.SendMessageResponse:
+        return self._call("SendMessage", request, m.SendMessageResponse)
+
+    def send_streaming_message(
+        self, request: m.SendMessageRequest, context: Ctx
+    ) -> AsyncIterator[m.StreamResponse]:
+        return self._stream("SendStreamingMessage", request)
+
+    async def get_task(self, request: m.GetTaskRequest, context: Ctx) -> m.Task:
+        return self._call("GetTask", request, m.Task)
+
+    async def list_tasks(
+        self, request: m.ListTasksRequest, context: Ctx
+    ) -> m.ListTasksResponse:
+        # REQUIRED in the proto and always present (§3.1.4), though ProtoJSON omits
+        # them when empty; printing the default is valid ProtoJSON too.
+        empty: m.ListTasksResponse = {
+            "tasks": [],
+            "nextPageToken": "",
+            "pageSize": 0,
+            "totalSize": 0,
+        }
+        return {**empty, **self._call("ListTasks", request, m.ListTasksResponse)}
+
+    async def cancel_task(self, request: m.CancelTaskRequest, context: Ctx) -> m.Task:
+        return self._call("CancelTask", request, m.Task)
+
+    def subscribe_to_task(
+        self, request: m.SubscribeToTaskRequest, context: Ctx
+    ) -> AsyncIterator[m.StreamResponse]:
+        return self._stream("SubscribeToTask", request)
+
+    async def create_task_push_notification_config(
+        self, request: m.TaskPushNotificationConfig, context: Ctx
+    ) -> m.TaskPushNotificationConfig:
+        rpc = "CreateTaskPushNotificationConfig"
+        return self._call(rpc, request, m.TaskPushNotificationConfig)
+
+    async def get_task_push_notification_config(
+        self, request: m.GetTaskPushNotificationConfigRequest, context: Ctx
+    ) -> m.TaskPushNotificationConfig:
+        rpc = "GetTaskPushNotificationConfig"
+        return self._call(rpc, request, m.TaskPushNotificationConfig)
+
+    async def list_task_push_notification_configs(
+        self, request: m.ListTaskPushNotificationConfigsRequest, context: Ctx
+    ) -> m.ListTaskPushNotificationConfigsResponse:
+        answer = m.ListTaskPushNotificationConfigsResponse
+        return self._call("ListTaskPushNotificationConfigs", request, answer)
+
+    async def delete_task_push_notification_config(
+        self, request: m.DeleteTaskPushNotificationConfigRequest, context: Ctx
     ) -> None:
-        if scope["type"] == "lifespan":
-            while (message := await receive())["type"] != "lifespan.shutdown":
-                await send({"type": "lifespan.startup.complete"})
-            return await send({"type": "lifespan.shutdown.complete"})
-        body, more = b"", True
-        while more:
-            message = await receive()
-            body, more = body + message.get("body", b""), message.get("more_body", False)
-        path = scope["raw_path"].decode("ascii")
-        if routes.agent_card_tenant(path) is not None and scope["method"] == "GET":
-            return await respond(send, 200, json_format.MessageToDict(CARD))
-        if path == REST or path.startswith(REST + "/"):
-            return await rest(agent, scope, body, send)
-        tenant = jsonrpc.endpoint_tenant(path, base=RPC)
-        if tenant is not None and scope["method"] == "POST":
-            return await rpc(agent, tenant, body, send)
-        await respond(
-            send,
-            404,
-            {"error": {"code": 404, "status": "NOT_FOUND", "message": f"no endpoint {path}"}},
-        )
+        self._run("DeleteTaskPushNotificationConfig", request)
 
-    return app
+    async def get_extended_agent_card(
+        self, request: m.GetExtendedAgentCardRequest, context: Ctx
+    ) -> m.AgentCard:
+        """The extended card for the bearer token only (§3.1.11, §13.3)."""
+        scheme, _, token = (context.header("authorization") or "").partition(" ")
+        given, wanted = token.strip().encode("latin-1"), self.token.encode("utf-8")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given, wanted):
+            raise Unauthenticated(
+                "GetExtendedAgentCard needs 'Authorization: Bearer <token>'",
+                challenge='Bearer realm="a2a-example"',
+            )
+        card = agent_card(context.base_url, rest=self.rest, rpc=self.rpc, extended=True)
+        return cast(m.AgentCard, json_format.MessageToDict(card))
+
+
+def create_app(
+    *,
+    hold: bool | None = None,
+    rest_prefix: str = REST,
+    rpc_path: str = RPC,
+    push_sender: WebhookSender | None = None,
+    token: str | None = None,
+) -> asgi.A2AApplication:
+    """A fresh server with an empty store; ``rest_prefix=""`` serves HTTP+JSON at the
+    root. ``hold`` and ``token`` default to the environment; push notifications go
+    through ``push_sender`` (default: a new loopback-only ``WebhookSender``)."""
+    if hold is None:
+        hold = os.environ.get("A2A_EXAMPLE_HOLD", "") == "1"
+    token = token or os.environ.get("A2A_EXAMPLE_TOKEN", DEFAULT_TOKEN)
+    agent = Agent(hold=hold, push_sender=push_sender or WebhookSender())
+    handler = AgentHandler(agent, rest=rest_prefix, rpc=rpc_path, token=token)
+
+    def card(base_url: str) -> m.AgentCard:
+        found = agent_card(base_url, rest=rest_prefix, rpc=rpc_path)
+        return cast(m.AgentCard, json_format.MessageToDict(found))
+
+    openapi = asgi.openapi_document()
+    return asgi.create_app(
+        handler,
+        agent_card=card,
+        http_json_prefix=rest_prefix,
+        jsonrpc_path=rpc_path,
+        # No A2A-Version is 0.3 (§3.2.6): the conformance kit and a2a-sdk's bare
+        # transports send none, so 0.3 is served as 1.0 is.
+        supported_versions=(PROTOCOL_VERSION, "0.3"),
+        openapi=openapi,
+        link_openapi_in_card=openapi is not None,
+    )
 
 
 app = create_app()

@@ -30,14 +30,18 @@ from .servers import running
 HEADERS = {"A2A-Version": "1.0"}
 
 
-@pytest.fixture(scope="module")
-def our_server() -> Iterator[str]:
+def example_server() -> ModuleType:
+    """examples/a2a_server.py, imported with the generated package on the path."""
     sys.path[:0] = [str(GENERATED), str(ROOT)]
     try:
-        example = importlib.import_module("examples.a2a_server")
+        return importlib.import_module("examples.a2a_server")
     finally:
         del sys.path[:2]
-    with running(example.create_app()) as base:
+
+
+@pytest.fixture(scope="module")
+def our_server() -> Iterator[str]:
+    with running(example_server().create_app()) as base:
         yield base
 
 
@@ -55,7 +59,10 @@ async def _every_operation(transport: Any) -> dict[str, Any]:
     seen["SendStreamingMessage"] = [e.WhichOneof("payload") for e in events]
     seen["GetTask"] = await transport.get_task(pb.GetTaskRequest(id=done.id, history_length=0))
     seen["ListTasks"] = await transport.list_tasks(pb.ListTasksRequest(status=pb.TASK_STATE_WORKING))
-    seen["SubscribeToTask"] = [e async for e in transport.subscribe(pb.SubscribeToTaskRequest(id=held.id))]
+    seen["SubscribeToTask"] = []
+    async for event in transport.subscribe(pb.SubscribeToTaskRequest(id=held.id)):
+        seen["SubscribeToTask"].append(event)
+        break  # the held task keeps working: its stream stays open, the first event is the Task
     seen["CancelTask"] = await transport.cancel_task(pb.CancelTaskRequest(id=held.id))
     config = pb.TaskPushNotificationConfig(task_id=done.id, id="c1", url="https://example.test/hook")
     seen["CreateTaskPushNotificationConfig"] = await transport.create_task_push_notification_config(config)
@@ -95,7 +102,9 @@ def test_sdk_clients_against_our_server(our_server: str, kind: str, tenant: str)
         sent.append(f"{request.method} {request.url.raw_path.decode()}")
 
     async def scenario() -> dict[str, Any]:
-        async with httpx.AsyncClient(timeout=10, event_hooks={"request": [record]}) as client:
+        # The extended card needs the example's bearer token; the other operations ignore it.
+        bearer = {"Authorization": f"Bearer {example_server().DEFAULT_TOKEN}"}
+        async with httpx.AsyncClient(timeout=10, headers=bearer, event_hooks={"request": [record]}) as client:
             return await _every_operation(_transport(kind, client, our_server, tenant))
 
     seen = asyncio.run(scenario())

@@ -1,0 +1,252 @@
+"""Run the official A2A conformance kit (a2aproject/a2a-tck) against the example server.
+
+    .venv/bin/python conformance/run.py [--categories mandatory,...] [--transports jsonrpc,rest]
+
+It copies ``../shared/a2a-tck`` to a temporary folder (the kit writes reports next to
+itself), keeps a venv with the kit's requirements under ``.conformance/venv``, serves
+``examples/a2a_server.py`` on loopback at a free port (both bindings at the root: the
+kit drops a base path and posts raw JSON-RPC to the root; every task held, see
+examples/agent.py) with a fresh bearer token that the kit also gets (its documented
+``A2A_AUTH_TYPE``/``A2A_AUTH_TOKEN``), runs each category over each transport with the
+kit's own pytest selection, and fails on any failed test not listed in
+``conformance/expected_failures.json``. Exit status: 0 all failures
+listed, 1 an unlisted failure, 2 the kit or its venv is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+KIT = ROOT.parent / "shared" / "a2a-tck"
+CACHE = ROOT / ".conformance"
+EXPECTED = Path(__file__).with_name("expected_failures.json")
+# Extras the kit imports that its requirements.txt leaves out (its pyproject lists them).
+EXTRAS = [
+    "python-dotenv",
+    "pyOpenSSL",
+    "aiohttp",
+    "grpcio-status",
+    "proto-plus",
+    "protobuf",
+]
+# The kit's own selection per category (run_tck.py, category_configs).
+CATEGORIES = {
+    "mandatory": ("tests/mandatory/", "mandatory or mandatory_protocol"),
+    "capabilities": ("tests/optional/capabilities/", None),
+    "quality": ("tests/optional/quality/", None),
+    "features": ("tests/optional/features/", None),
+}
+SERVE = (
+    "import uvicorn, examples.a2a_server as s;"
+    "uvicorn.run(s.create_app(hold=True, rest_prefix='', rpc_path='/'), host='127.0.0.1',"
+    " port={port}, log_level='warning')"
+)
+
+
+def kit_venv() -> Path:
+    """The venv holding the kit's requirements, made once per requirements file."""
+    python = CACHE / "venv" / "bin" / "python"
+    wanted = hashlib.sha256((KIT / "requirements.txt").read_bytes()).hexdigest()
+    stamp = CACHE / "venv" / ".requirements"
+    if python.exists() and stamp.exists() and stamp.read_text() == wanted:
+        return python
+    CACHE.mkdir(exist_ok=True)
+    (CACHE / ".gitignore").write_text("*\n")  # the cache ignores itself
+    subprocess.run([sys.executable, "-m", "venv", str(CACHE / "venv")], check=True)
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "-r",
+            str(KIT / "requirements.txt"),
+            *EXTRAS,
+        ],
+        check=True,
+    )
+    stamp.write_text(wanted)
+    return python
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def serve(port: int, token: str) -> subprocess.Popen[bytes]:
+    """The example server in its own process, with the repo's venv."""
+    env = dict(
+        os.environ,
+        PYTHONPATH=f"{ROOT / 'generated'}{os.pathsep}{ROOT}",
+        A2A_EXAMPLE_TOKEN=token,
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVE.format(port=port)], cwd=ROOT, env=env
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(
+                f"http://127.0.0.1:{port}/.well-known/agent-card.json", timeout=1
+            ).close()
+            return server
+        except OSError:
+            if server.poll() is not None:
+                break
+            time.sleep(0.1)
+    server.kill()
+    raise SystemExit("conformance: the example server did not start")
+
+
+def run_kit(
+    python: Path, kit: Path, url: str, category: str, transport: str, token: str
+) -> dict[str, Any]:
+    """One category over one transport; the kit's JSON report."""
+    path, markers = CATEGORIES[category]
+    if category == "mandatory" and transport == "jsonrpc":
+        markers = f"{markers} or mandatory_jsonrpc"  # as run_tck.py adds for JSON-RPC
+    report = kit / "reports" / f"{category}-{transport}.json"
+    command = [
+        str(python),
+        "-m",
+        "pytest",
+        path,
+        f"--sut-url={url}",
+        "--test-scope=all",
+        "--tb=line",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--transports={transport}",
+        "--json-report",
+        f"--json-report-file={report}",
+    ]
+    if markers:
+        command += ["-m", markers]
+    # The kit's documented way to authenticate (docs/AUTHENTICATION_SETUP.md): it adds
+    # the header to its requests, and leaves it off where a test checks refusal.
+    env = dict(os.environ, A2A_AUTH_TYPE="bearer", A2A_AUTH_TOKEN=token)
+    subprocess.run(
+        command,
+        cwd=kit,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    result: dict[str, Any] = json.loads(report.read_text())
+    (CACHE / "reports").mkdir(exist_ok=True)  # kept for reading the failures afterwards
+    shutil.copy(report, CACHE / "reports" / report.name)
+    return result
+
+
+def listed(
+    expected: list[dict[str, Any]], nodeid: str, transport: str
+) -> dict[str, Any] | None:
+    for entry in expected:
+        if (
+            fnmatch.fnmatchcase(nodeid, entry["test"])
+            and transport in entry["transports"]
+        ):
+            return entry
+    return None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--categories", default="mandatory,capabilities,quality,features"
+    )
+    parser.add_argument("--transports", default="jsonrpc,rest")
+    parser.add_argument("--report", type=Path, help="write the outcomes as JSON here")
+    args = parser.parse_args()
+    if not (KIT / "run_tck.py").exists():
+        print(f"conformance: no kit at {KIT}", file=sys.stderr)
+        return 2
+    expected: list[dict[str, Any]] = json.loads(EXPECTED.read_text())["failures"]
+    started = time.monotonic()
+    python = kit_venv()
+    port = free_port()
+    token = secrets.token_urlsafe(24)  # the extended card's bearer token for this run
+    server = serve(port, token)
+    unexpected: list[str] = []
+    used: set[int] = set()
+    rows: list[tuple[str, str, dict[str, int]]] = []
+    outcomes: dict[str, str] = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="a2a-tck-") as folder:
+            kit = Path(folder) / "a2a-tck"
+            shutil.copytree(
+                KIT, kit, ignore=shutil.ignore_patterns(".git", "__pycache__")
+            )
+            for category in args.categories.split(","):
+                for transport in args.transports.split(","):
+                    # localhost, not 127.0.0.1: the card echoes the host the client used.
+                    result = run_kit(
+                        python,
+                        kit,
+                        f"http://localhost:{port}",
+                        category,
+                        transport,
+                        token,
+                    )
+                    counts = {"passed": 0, "failed": 0, "skipped": 0}
+                    for test in result["tests"]:
+                        outcome = (
+                            "failed" if test["outcome"] == "error" else test["outcome"]
+                        )
+                        counts[outcome] = counts.get(outcome, 0) + 1
+                        outcomes[f"{transport} {test['nodeid']}"] = outcome
+                        if outcome != "failed":
+                            continue
+                        entry = listed(expected, test["nodeid"], transport)
+                        if entry is None:
+                            unexpected.append(
+                                f"{category}/{transport}: {test['nodeid']}"
+                            )
+                        else:
+                            used.add(id(entry))
+                    rows.append((category, transport, counts))
+    finally:
+        server.terminate()
+        server.wait(10)
+    print(
+        f"\n| category | binding | passed | failed | skipped |\n|---|---|---|---|---|"
+    )
+    for category, transport, counts in rows:
+        print(
+            f"| {category} | {transport} | {counts['passed']} | {counts['failed']} | {counts['skipped']} |"
+        )
+    print(f"\nconformance: {time.monotonic() - started:.0f} s")
+    if args.report:
+        args.report.write_text(json.dumps(outcomes, indent=1, sort_keys=True))
+    for entry in expected:
+        if id(entry) not in used:
+            print(
+                f"conformance: listed but not failing now (remove it?): {entry['test']}"
+            )
+    for line in unexpected:
+        print(f"conformance: UNLISTED FAILURE {line}")
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
