@@ -355,3 +355,48 @@ def test_jsonrpc_answers_are_application_json(client: httpx.Client) -> None:
     for body in ({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "nope"}}, {"jsonrpc": "2.0", "id": 2, "method": "ListTasks", "params": {}}):
         answer = client.post("/jsonrpc", json=body)
         assert answer.headers["content-type"] == "application/json"
+
+
+# --- what the generated app gives the example: true URLs, the OpenAPI document, versions
+
+
+def test_card_links_the_openapi_document_which_leads_to_the_server(client: httpx.Client) -> None:
+    card = client.get("/.well-known/agent-card.json")
+    assert card.headers["etag"] and card.headers["cache-control"].startswith("public")
+    assert client.get("/.well-known/agent-card.json", headers={"If-None-Match": card.headers["etag"]}).status_code == 304
+    base = f"http://127.0.0.1:{client.base_url.port}"
+    assert card.json()["documentationUrl"] == base + "/openapi.json"
+    document = client.get(card.json()["documentationUrl"]).json()
+    assert document["openapi"].startswith("3.1") and document["servers"] == [{"url": base + "/rest"}]
+    task = send(client, "hello")
+    assert client.get(document["servers"][0]["url"] + f"/tasks/{task['id']}").json()["id"] == task["id"]
+
+
+def test_extended_card_names_the_address_reached_and_jsonrpc_carries_the_challenge(example: Any) -> None:
+    with running(example.create_app(hold=False, token="t0k3n")) as base:
+        with httpx.Client(base_url=base, timeout=10, headers=V) as http:
+            envelope = {"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard"}
+            refused = http.post("/jsonrpc", json=envelope, headers={"Authorization": f"Bearer {example.DEFAULT_TOKEN}"})
+            assert refused.json()["error"]["code"] == example.UNAUTHENTICATED == -31001
+            assert refused.headers["www-authenticate"] == 'Bearer realm="a2a-example"'
+            card = http.post("/jsonrpc", json=envelope, headers={"Authorization": "bearer t0k3n"}).json()["result"]
+            urls = {i["protocolBinding"]: i["url"] for i in card["supportedInterfaces"]}
+            assert urls == {"HTTP+JSON": f"{base}/rest", "JSONRPC": f"{base}/jsonrpc"}
+            assert http.get("/rest/extendedAgentCard", headers={"Authorization": "Bearer t0k3n\u00e9".encode("latin-1")}).status_code == 401
+
+
+def test_a_request_without_a_version_is_served_and_an_unknown_version_refused(client: httpx.Client) -> None:
+    """No A2A-Version counts as 0.3 (§3.2.6), which the example serves as 1.0 (the
+    conformance kit sends none); a version it does not speak is refused."""
+    plain = httpx.get(str(client.base_url.join("/rest/tasks")), timeout=10)
+    assert plain.status_code == 200 and plain.json()["tasks"] == []
+    newer = client.get("/rest/tasks", headers={"A2A-Version": "2.0"})
+    assert newer.status_code == 400 and newer.json()["error"]["details"][0]["reason"] == "VERSION_NOT_SUPPORTED"
+
+
+def test_a_request_the_proto_cannot_read_is_invalid_params(client: httpx.Client) -> None:
+    bad = message("hello")
+    bad["message"]["role"] = "ROLE_NOBODY"
+    error = rpc(client, "SendMessage", bad)["error"]
+    assert error["code"] == -32602 and "ROLE_NOBODY" in error["message"]
+    assert client.post("/rest/message:send", json=bad).status_code == 400

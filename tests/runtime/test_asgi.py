@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -249,7 +249,7 @@ async def drive(
     parts = [body[:3], body[3:]] if chunked else [body]
     finished = asyncio.Event()
     hang_up = asyncio.Event()
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         if disconnect_during_body:
@@ -268,7 +268,7 @@ async def drive(
                 wait.cancel()
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
         if message["type"] == "http.response.body":
             if not message.get("more_body", False):
@@ -648,7 +648,7 @@ def test_disconnect_while_reading_the_body_sends_nothing() -> None:
             async def receive() -> dict[str, Any]:
                 return {"type": "http.disconnect"}
 
-            async def send(message: dict[str, Any]) -> None:
+            async def send(message: MutableMapping[str, Any]) -> None:
                 sent.append(message)
 
             await app(scope, receive, send)
@@ -1096,8 +1096,8 @@ def test_stream_handler_returning_something_else_is_500() -> None:
 def test_send_failing_mid_stream_ends_quietly() -> None:
     handler = Handler()
 
-    async def scenario() -> list[dict[str, Any]]:
-        sent: list[dict[str, Any]] = []
+    async def scenario() -> list[MutableMapping[str, Any]]:
+        sent: list[MutableMapping[str, Any]] = []
         body = [{"type": "http.request", "body": b'{"text": "x"}'}]
 
         async def receive() -> dict[str, Any]:
@@ -1106,7 +1106,7 @@ def test_send_failing_mid_stream_ends_quietly() -> None:
             await asyncio.Event().wait()
             raise AssertionError
 
-        async def send(message: dict[str, Any]) -> None:
+        async def send(message: MutableMapping[str, Any]) -> None:
             if message.get("more_body"):
                 raise OSError("connection reset")
             sent.append(message)
@@ -1394,7 +1394,7 @@ def test_lifespan_and_other_scopes() -> None:
         async def receive() -> dict[str, Any]:
             return messages.pop(0)
 
-        async def send(message: dict[str, Any]) -> None:
+        async def send(message: MutableMapping[str, Any]) -> None:
             sent.append(message["type"])
 
         app = make_app()
