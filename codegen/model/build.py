@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from google.api import annotations_pb2, http_pb2
@@ -50,6 +50,14 @@ from .naming import (
     snake_case,
 )
 from .routing import check_duplicates, find_overlaps, route_table
+
+
+def _dotted(path: tuple[str, ...]) -> str:
+    """A dotted field path for a message, shortened in the middle when it is long."""
+    if len(path) <= 6:
+        return ".".join(path)
+    return ".".join(path[:3]) + f".(...{len(path) - 5} more...)." + ".".join(path[-2:])
+
 
 # RFC 9110 §5.6.2: a method name is a token.
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
@@ -285,72 +293,75 @@ class _ServiceBuilder:
             return ()
         body_fields = {b.body for b in bindings if b.body not in (None, "*")}
         params: list[QueryParam] = []
-        max_depth, max_count = (
-            self.options.max_query_depth,
-            self.options.max_query_params,
-        )
 
-        def walk(
-            message: Message,
-            json_prefix: tuple[str, ...],
-            proto_prefix: tuple[str, ...],
-            visiting: frozenset[str],
-        ) -> str | None:
-            """Collect the parameters below ``message``; a string is the error."""
-            for field in message.fields:
-                json_path = json_prefix + (field.json_name,)
-                proto_path = proto_prefix + (field.name,)
-                if (
-                    not proto_prefix and field.json_name in body_fields
-                ) or field.is_map:
-                    continue
-                codec = query_codec(field)
-                if codec is not None:
-                    if len(params) == max_count:
-                        return (
-                            f"more than max_query_params={max_count} query parameters "
-                            f"(at {'.'.join(json_path)}); raise the option, or send "
-                            "the nested messages in a body"
-                        )
-                    enum = (
-                        self.index.enum(field.type_name)
-                        if field.kind == "enum"
-                        else None
-                    )
-                    oneof = (
-                        f"{'.'.join(json_prefix)}:{field.oneof}"
-                        if field.oneof
-                        else None
-                    )
-                    params.append(
-                        QueryParam(
-                            json_path, proto_path, codec, field.repeated, enum, oneof
-                        )
-                    )
-                elif (
-                    field.kind == "message"
-                    and not field.repeated
-                    and field.type_name not in NO_QUERY_FORM
-                    and field.type_name not in visiting
-                ):
-                    if len(json_path) >= max_depth:
-                        return (
-                            f"query parameters under {'.'.join(json_path)} are nested "
-                            f"deeper than max_query_depth={max_depth}; raise the "
-                            "option, or send the nested messages in a body"
-                        )
-                    nested = self.index.message(field.type_name)
-                    problem = walk(
-                        nested, json_path, proto_path, visiting | {field.type_name}
-                    )
-                    if problem is not None:
-                        return problem
-            return None
-
-        problem = walk(request, (), (), frozenset({request.full_name}))
+        problem = self._walk_query(request, body_fields, params)
         if problem is not None:
             self.error(path, rpc, problem)
         return tuple(params)
+
+    def _walk_query(
+        self, request: Message, body_fields: set[str], params: list[QueryParam]
+    ) -> str | None:
+        """Collect the query parameters below ``request`` in field order, depth first,
+        without recursion (a chain of nested messages can be long); a string is the
+        error that stopped the walk."""
+        max_depth = self.options.max_query_depth
+        max_count = self.options.max_query_params
+        Frame = tuple[Iterator[Field], tuple[str, ...], tuple[str, ...], frozenset[str]]
+        stack: list[Frame] = [
+            (iter(request.fields), (), (), frozenset({request.full_name}))
+        ]
+        while stack:
+            fields, json_prefix, proto_prefix, visiting = stack[-1]
+            field = next(fields, None)
+            if field is None:
+                stack.pop()
+                continue
+            json_path = json_prefix + (field.json_name,)
+            proto_path = proto_prefix + (field.name,)
+            if (not proto_prefix and field.json_name in body_fields) or field.is_map:
+                continue
+            codec = query_codec(field)
+            if codec is not None:
+                if len(params) == max_count:
+                    return (
+                        f"more than max_query_params={max_count} query parameters "
+                        f"(at {_dotted(json_path)}); raise the option, or send "
+                        "the nested messages in a body"
+                    )
+                enum = (
+                    self.index.enum(field.type_name) if field.kind == "enum" else None
+                )
+                oneof = (
+                    f"{'.'.join(json_prefix)}:{field.oneof}" if field.oneof else None
+                )
+                params.append(
+                    QueryParam(
+                        json_path, proto_path, codec, field.repeated, enum, oneof
+                    )
+                )
+            elif (
+                field.kind == "message"
+                and not field.repeated
+                and field.type_name not in NO_QUERY_FORM
+                and field.type_name not in visiting
+            ):
+                if len(json_path) >= max_depth:
+                    return (
+                        f"query parameters under {_dotted(json_path)} are nested "
+                        f"deeper than max_query_depth={max_depth}; raise the "
+                        "option, or send the nested messages in a body"
+                    )
+                nested = self.index.message(field.type_name)
+                stack.append(
+                    (
+                        iter(nested.fields),
+                        json_path,
+                        proto_path,
+                        visiting | {field.type_name},
+                    )
+                )
+        return None
 
     def resolve_path_field(
         self, request: Message, field_path: tuple[str, ...]

@@ -77,7 +77,7 @@ class SourceInfo:
             if path not in self.spans and location.span:
                 self.spans[path] = (location.span[0] + 1, location.span[1] + 1)
             if location.leading_comments and path not in self.comments:
-                self.comments[path] = _clean_comment(location.leading_comments)
+                self.comments[path] = _clean_comment(_text(location.leading_comments))
 
     def location(self, path: Sequence[int]) -> SourceLocation:
         """The most specific recorded location on ``path`` (protoc records no location
@@ -90,6 +90,15 @@ class SourceInfo:
 
     def comment(self, path: Sequence[int]) -> str:
         return self.comments.get(tuple(path), "")
+
+
+def _text(value: str | bytes) -> str:
+    """A string field as text: protobuf hands over bytes that are not UTF-8 as they
+    are (a descriptor set need not come from protoc); those bytes are kept as escapes.
+    """
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "backslashreplace")
+    return value
 
 
 def _drop_internal_notes(text: str) -> str:
@@ -131,9 +140,20 @@ def check_names(
     ``.`` and control characters, unique in their message. A descriptor set need not come
     from protoc, and these names reach generated code."""
     errors: list[Diagnostic] = []
+    symbols: dict[str, str] = {}  # full name -> what it is
 
-    def check(name: str, what: str, path: tuple[int, ...]) -> None:
-        if not _IDENTIFIER.match(name):
+    def declare(full_name: str, what: str, path: tuple[int, ...]) -> None:
+        other = symbols.setdefault(full_name, what)
+        if other is not what:
+            errors.append(
+                Diagnostic(
+                    info.location(path),
+                    f"{what} {full_name!r} is already defined (as a {other})",
+                )
+            )
+
+    def check(name: str | bytes, what: str, path: tuple[int, ...]) -> None:
+        if not isinstance(name, str) or not _IDENTIFIER.match(name):
             errors.append(
                 Diagnostic(
                     info.location(path), f"{what} {name!r} is not a valid identifier"
@@ -144,20 +164,34 @@ def check_names(
         check(part, "package part", (FILE_PACKAGE,))
 
     def enum(
-        descriptor: descriptor_pb2.EnumDescriptorProto, path: tuple[int, ...]
+        descriptor: descriptor_pb2.EnumDescriptorProto,
+        path: tuple[int, ...],
+        scope: str,
     ) -> None:
         check(descriptor.name, "enum", path)
+        declare(scope + descriptor.name, "enum", path)
         for i, value in enumerate(descriptor.value):
             check(value.name, "enum value", path + (ENUM_VALUE, i))
 
     def message(
-        descriptor: descriptor_pb2.DescriptorProto, path: tuple[int, ...]
+        descriptor: descriptor_pb2.DescriptorProto, path: tuple[int, ...], scope: str
     ) -> None:
         check(descriptor.name, "message", path)
+        full_name = scope + descriptor.name
+        declare(full_name, "message", path)
         json_names: dict[str, str] = {}
+        field_names: set[str] = set()
         for i, field in enumerate(descriptor.field):
             where = path + (MESSAGE_FIELD, i)
             check(field.name, "field", where)
+            if field.name in field_names:
+                errors.append(
+                    Diagnostic(
+                        info.location(where),
+                        f"field {field.name!r} of {full_name} is already defined",
+                    )
+                )
+            field_names.add(field.name)
             spelled = field.json_name or proto_json_name(field.name)
             if "." in spelled or not spelled.isprintable() or not spelled:
                 errors.append(
@@ -179,16 +213,18 @@ def check_names(
         for i, oneof in enumerate(descriptor.oneof_decl):
             check(oneof.name, "oneof", path + (MESSAGE_ONEOF, i))
         for i, nested in enumerate(descriptor.nested_type):
-            message(nested, path + (MESSAGE_NESTED, i))
+            message(nested, path + (MESSAGE_NESTED, i), full_name + ".")
         for i, nested_enum in enumerate(descriptor.enum_type):
-            enum(nested_enum, path + (MESSAGE_ENUM, i))
+            enum(nested_enum, path + (MESSAGE_ENUM, i), full_name + ".")
 
+    package = file.package + "." if file.package else ""
     for i, descriptor in enumerate(file.message_type):
-        message(descriptor, (FILE_MESSAGE, i))
+        message(descriptor, (FILE_MESSAGE, i), package)
     for i, enum_descriptor in enumerate(file.enum_type):
-        enum(enum_descriptor, (FILE_ENUM, i))
+        enum(enum_descriptor, (FILE_ENUM, i), package)
     for i, service in enumerate(file.service):
         check(service.name, "service", (FILE_SERVICE, i))
+        declare(package + service.name, "service", (FILE_SERVICE, i))
         for j, method in enumerate(service.method):
             check(method.name, "rpc", (FILE_SERVICE, i, SERVICE_METHOD, j))
     return errors
