@@ -106,7 +106,10 @@ def test_overlap_example(first: str, second: str, example: str | None) -> None:
     assert overlap_example(parse_template(second), parse_template(first)) == example
 
 
-_literal = st.text(alphabet="abcXYZ019-._~", min_size=1, max_size=6)
+# "." and ".." are refused: clients and servers remove such segments before routing.
+_literal = st.text(alphabet="abcXYZ019-._~", min_size=1, max_size=6).filter(
+    lambda text: text not in (".", "..")
+)
 _idents = ["id", "name", "parent", "tenant", "task_id", "x1", "_y"]
 
 
@@ -155,3 +158,12 @@ def test_arbitrary_text_parses_or_raises_template_error(text: str) -> None:
     else:
         assert template.source == text
         assert all(s.kind is not SegmentKind.DEEP_WILDCARD for s in template.segments[:-1])
+
+
+@pytest.mark.parametrize("text", ["/../{id}", "/./x", "/a/..", "/v1/{name=a/../*}", "/x:.."])
+def test_dot_segments_are_refused(text: str) -> None:
+    if text == "/x:..":
+        assert parse_template(text).verb == ".."  # a custom verb is not a segment
+        return
+    with pytest.raises(TemplateError, match="never reaches a server"):
+        parse_template(text)

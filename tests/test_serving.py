@@ -243,7 +243,7 @@ def _free_port() -> int:
 
 def _exercise(http: httpx.Client, base: str) -> None:
     """A unary call, a stream and the card through the client helpers."""
-    sent = client.prepare("SendMessage", {"message": {"messageId": "m", "parts": [{"text": "hold"}]}},
+    sent = client.prepare("SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hold"}]}},
                           base_url=base + "/rest")
     answer = http.request(sent.method, sent.url, headers=sent.headers, content=sent.body)
     task = client.read_response("SendMessage", answer.status_code, answer.headers.raw, answer.content)["task"]
@@ -499,3 +499,27 @@ def test_readme_snippets_run(served: str) -> None:
                 asyncio.run(namespace["main"]())
     finally:
         sys.path.remove(str(GENERATED))
+
+
+def test_required_fields_are_checked_on_both_bindings(served: str) -> None:
+    """`create_app` checks REQUIRED fields (google.api.field_behavior) by default: nested
+    ones, on both bindings, as google.rpc.BadRequest field violations."""
+    lacking = {"message": {"messageId": "r1", "parts": [{"text": "x"}]}}  # no role
+    with httpx.Client(timeout=10) as http:
+        sent = client.prepare("SendMessage", lacking, base_url=served + "/rest")
+        answer = http.request(sent.method, sent.url, headers=sent.headers, content=sent.body)
+        assert answer.status_code == 400
+        status = answer.json()["error"]
+        assert status["status"] == "INVALID_ARGUMENT"
+        assert status["details"][0]["fieldViolations"] == [
+            {"field": "message.role", "description": "a REQUIRED field is missing"}
+        ]
+        sent = client.prepare("SendMessage", {}, base_url=served + "/jsonrpc", binding="jsonrpc", id=5)
+        answer = http.request(sent.method, sent.url, headers=sent.headers, content=sent.body)
+        error = answer.json()["error"]
+        assert answer.status_code == 200 and error["code"] == -32602
+        assert error["data"][0]["fieldViolations"][0]["field"] == "message"
+    assert asgi.required_fields("SendMessage", lacking) == [
+        ("message.role", "a REQUIRED field is missing")
+    ]
+    assert asgi.required_fields("GetTask", {"id": "t"}) == []

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from importlib import resources
 from types import MappingProxyType
-from typing import Union
+from typing import Any, Union
 
 from . import jsonrpc, messages, routes
 from ._asgi import (
@@ -43,6 +43,7 @@ __all__ = [
     "base_url",
     "create_app",
     "openapi_document",
+    "required_fields",
 ]
 
 AgentCardSource = Union[messages.AgentCard, Callable[[str], messages.AgentCard]]
@@ -77,6 +78,12 @@ def openapi_document() -> str | None:
         return None
 
 
+def required_fields(rpc: str, request: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The REQUIRED fields (``google.api.field_behavior``) a decoded request of ``rpc``
+    lacks, nested ones included: the default ``check_request`` of ``create_app``."""
+    return messages.missing_fields(jsonrpc.METHODS[rpc].request_type, request)
+
+
 def create_app(
     handler: A2AServiceHandler,
     *,
@@ -88,7 +95,7 @@ def create_app(
     agent_card_max_age: int = 3600,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     max_query_pairs: int = MAX_QUERY_PAIRS,
-    check_request: CheckRequest | None = None,
+    check_request: CheckRequest | None = required_fields,
     expose_errors: bool = False,
     openapi: str | bytes | None = None,
     openapi_path: str = "/openapi.json",
@@ -106,7 +113,8 @@ def create_app(
     Requests must name one of ``supported_versions`` in ``A2A-Version``. Bodies over
     ``max_body_bytes`` (default 4 MiB) and queries over ``max_query_pairs`` pairs
     (default 1000) are refused. ``check_request(rpc, request)`` returns field
-    violations that make a decoded request invalid (400 / -32602). A handler's
+    violations that make a decoded request invalid (400 / -32602); by default the
+    REQUIRED fields (``required_fields``), None for no check. A handler's
     unexpected exception is answered 500 / -32603 without its text unless
     ``expose_errors`` is True; it is logged on the ``a2a_binding.asgi`` logger.
     ``openapi`` (JSON text, e.g. ``openapi_document()``) is served at
