@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test bench fuzz clean conformance
+.PHONY: generate test bench bench-hostile fuzz fuzz-generator clean conformance
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,9 @@ clean:
 bench: $(STAMP)
 	$(PY) bench/bench.py
 	$(PY) bench/bench_serving.py
+
+# Generation on hostile inputs (large comments, deep nesting, many rpcs): about 6 minutes.
+bench-hostile: $(STAMP)
 	$(PY) bench/bench_hostile.py
 
 # Coverage-guided fuzzing of the generated code; FUZZ_SECONDS=600 for the full run.
@@ -40,6 +43,14 @@ fuzz: $(STAMP)
 	mkdir -p .fuzz/corpus .fuzz/crashes
 	$(PY) fuzz/fuzz_generated.py .fuzz/corpus -dict=fuzz/a2a.dict -max_total_time=$(FUZZ_SECONDS) \
 		-rss_limit_mb=4096 -artifact_prefix=.fuzz/crashes/ -print_final_stats=1
+
+# The generator itself under atheris: random names, comments, templates and file names
+# through the plugin; the output must compile and import without side effects.
+fuzz-generator: $(STAMP)
+	$(PY) -m pip install --quiet 'atheris==3.0.0'
+	mkdir -p .fuzz/generator-corpus .fuzz/crashes
+	$(PY) fuzz/fuzz_generator.py .fuzz/generator-corpus -max_len=1024 -len_control=0 \
+		-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -artifact_prefix=.fuzz/crashes/generator- -print_final_stats=1
 
 # The official A2A conformance kit (../shared/a2a-tck) against examples/a2a_server.py over
 # JSON-RPC and HTTP+JSON; fails on a failure not in conformance/expected_failures.json.

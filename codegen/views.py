@@ -305,6 +305,37 @@ class JsonRpcView(FileView):
         return tuple(m.name for m in self.file.methods if m.server_streaming)
 
 
+@dataclass(frozen=True)
+class FieldRow:
+    """One key of a message's TypedDict."""
+
+    json_name: str
+    annotation: str
+    comment: str
+
+
+@dataclass(frozen=True)
+class MessageShape:
+    """A message's TypedDict: the keys it must have, and the rest. In class form the
+    required keys sit in a private total base class (``typing.Required`` would need
+    Python 3.11); in functional form (keys that are not identifiers) every key is
+    optional."""
+
+    name: str
+    doc: str
+    class_form: bool
+    required: tuple[FieldRow, ...]
+    optional: tuple[FieldRow, ...]
+
+    @property
+    def fields(self) -> tuple[FieldRow, ...]:
+        return self.required + self.optional
+
+    @property
+    def has_base(self) -> bool:
+        return self.class_form and bool(self.required)
+
+
 class MessagesView(FileView):
     """What ``messages.py`` prints."""
 
@@ -365,26 +396,48 @@ class MessagesView(FileView):
             for enum in self.file.enums
         )
 
+    @functools.cached_property
+    def _path_bound(self) -> frozenset[tuple[str, str]]:
+        """(request type, json name) of the top-level fields a client's plain route
+        binds in its path: ``build`` cannot do without them."""
+        bound = set()
+        for method in self.file.methods:
+            route = self.file.client_routes(method)[0]
+            for path_field in route.binding.path_fields:
+                if len(path_field.json_path) == 1:
+                    bound.add((method.request.full_name, path_field.json_name))
+        return frozenset(bound)
+
     @property
-    def messages(
-        self,
-    ) -> tuple[tuple[str, str, bool, tuple[tuple[str, str, str], ...]], ...]:
-        """(identifier, docstring text, class form, fields as (json name, annotation,
-        comment)) of every message that is not a well-known type."""
+    def messages(self) -> tuple[MessageShape, ...]:
+        """Every message that is not a well-known type, its fields split into the
+        keys it must have (REQUIRED, or bound by a client's path) and the rest."""
         rows = []
         for message in self.file.messages:
             if message.well_known:
                 continue
-            fields = tuple(
-                (f.json_name, self.file.python_type(f), f.comment)
-                for f in message.fields
-            )
+            required: list[FieldRow] = []
+            optional: list[FieldRow] = []
+            for field in message.fields:
+                notes = [field.comment] if field.comment else []
+                if field.oneof:
+                    notes.append(f"Member of oneof {field.oneof}: set at most one.")
+                if field.deprecated:
+                    notes.append("Deprecated.")
+                row = FieldRow(
+                    field.json_name, self.file.python_type(field), "\n".join(notes)
+                )
+                must = field.required and not field.oneof
+                key = (message.full_name, field.json_name)
+                (required if must or key in self._path_bound else optional).append(row)
+            names = [row.json_name for row in required + optional]
             rows.append(
-                (
+                MessageShape(
                     self.file.python_name(message.full_name),
                     message.comment or f"{message.full_name}.",
-                    all(_identifier(name) for name, _, _ in fields),
-                    fields,
+                    all(_identifier(name) for name in names),
+                    tuple(required),
+                    tuple(optional),
                 )
             )
         return tuple(rows)

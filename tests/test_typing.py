@@ -17,6 +17,10 @@ decoded = query.decode("ListTasks", "pageSize=5")
 size: int = decoded.get("pageSize", 0)
 pairs = query.encode("GetTask", {"historyLength": 1})
 path, envelope = jsonrpc.request("CancelTask", {"id": "x"}, 1)
+
+import httpx  # HttpRequest.query passes as httpx's params as it is
+
+httpx.Request(built.verb, "http://agent" + built.path, params=built.query)
 '''
 
 BAD = '''
@@ -29,6 +33,8 @@ decoded = query.decode("ListTasks", "")
 text: str = decoded["pageSize"]
 jsonrpc.request("GetTask", {"taskId": "x"}, 1)
 request: messages.GetTaskRequest = {"taskId": "x"}
+routes.build("GetTask", {})
+message: messages.Message = {"messageId": "m", "parts": [{"text": "hi"}]}
 '''
 
 
@@ -53,8 +59,11 @@ def test_mypy_rejects_wrong_requests(tmp_path: Path) -> None:
     assert result.returncode == 1
     out = result.stdout
     lines = {int(line.split(":")[1]) for line in out.splitlines() if ": error:" in line}
-    assert lines == {4, 5, 6, 8, 9, 10}, out
+    assert lines == {4, 5, 6, 8, 9, 10, 11, 12}, out
     assert '4: error: No overload variant of "build" matches argument types "str", "dict[str, str]"' in out
     assert '9: error: No overload variant of "request" matches' in out
     assert '8: error: Incompatible types in assignment (expression has type "int", variable has type "str")' in out
     assert '10: error: Extra key "taskId" for TypedDict "GetTaskRequest"' in out
+    # REQUIRED fields and path-bound fields are required keys: missing ones are errors.
+    assert '11: error: No overload variant of "build" matches' in out
+    assert '12: error: Missing key "role" for TypedDict "Message"' in out

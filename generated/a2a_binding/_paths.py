@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Union
 from urllib.parse import quote, unquote, unquote_to_bytes
 
 from ._query import QueryCodecs, QueryError, QueryInput, Unknown
@@ -31,6 +31,7 @@ __all__ = [
     "HttpRequest",
     "Match",
     "Pattern",
+    "QueryPairs",
     "Route",
     "RouteNotFound",
     "RouteTable",
@@ -47,8 +48,8 @@ class Route:
 
     ``template`` is the path template as written in the proto; ``path_fields`` are the json
     names of the fields it binds, in order; ``body`` is ``"*"``, the json name of the body
-    field, or None. ``tenant`` marks a ``/{tenant}`` variant and ``alias`` a verb the
-    generator added beside the proto's own.
+    field, or None. ``tenant`` marks a ``/{tenant}`` variant, ``alias`` a verb the
+    generator added beside the proto's own, ``deprecated`` an rpc the proto marks so.
     """
 
     rpc: str
@@ -62,6 +63,7 @@ class Route:
     server_streaming: bool
     tenant: bool
     alias: bool
+    deprecated: bool = False
 
 
 class Capture(NamedTuple):
@@ -115,6 +117,12 @@ class Match:
     params: dict[str, str]
 
 
+QueryPairs = list[tuple[str, Union[str, int, float, bool, None]]]
+"""Query pairs as ``HttpRequest`` holds them. The values are always ``str``; the
+annotation is the one httpx gives its ``params`` (a list is invariant), so
+``httpx.request(..., params=built.query)`` passes ``mypy --strict`` as it is."""
+
+
 @dataclass(slots=True)
 class HttpRequest:
     """What a client sends: ``path`` is percent-encoded; ``query`` pairs and ``body`` are
@@ -123,7 +131,7 @@ class HttpRequest:
 
     verb: str
     path: str
-    query: list[tuple[str, str]]
+    query: QueryPairs
     body: dict[str, Any] | None
     headers: list[tuple[str, str]] = field(default_factory=list)
 
@@ -501,7 +509,9 @@ class RouteTable:
         if route.body is not None:
             value = fields.pop(route.body, None)
             body = dict(value) if isinstance(value, Mapping) else {}
-        query = self.query.encode(rpc, fields) if fields else []
+        query: QueryPairs = []
+        if fields:
+            query.extend(self.query.encode(rpc, fields))
         return HttpRequest(route.verb, path, query, body, headers)
 
     def _recheck(

@@ -89,12 +89,17 @@ TaskState = Literal[
 """Values of lf.a2a.v1.TaskState."""
 
 
-class APIKeySecurityScheme(TypedDict, total=False):
+class _APIKeySecuritySchemeRequired(TypedDict):
+    """The keys every ``APIKeySecurityScheme`` has."""
+
+    location: str
+    name: str
+
+
+class APIKeySecurityScheme(_APIKeySecuritySchemeRequired, total=False):
     """lf.a2a.v1.APIKeySecurityScheme."""
 
     description: str
-    location: str
-    name: str
 
 
 class AgentCapabilities(TypedDict, total=False):
@@ -106,30 +111,40 @@ class AgentCapabilities(TypedDict, total=False):
     extendedAgentCard: bool
 
 
-class AgentCard(TypedDict, total=False):
-    """lf.a2a.v1.AgentCard."""
+class _AgentCardRequired(TypedDict):
+    """The keys every ``AgentCard`` has."""
 
     name: str
     description: str
     supportedInterfaces: list[AgentInterface]
-    provider: AgentProvider
     version: str
-    documentationUrl: str
     capabilities: AgentCapabilities
-    securitySchemes: dict[str, SecurityScheme]
-    securityRequirements: list[SecurityRequirement]
     defaultInputModes: list[str]
     defaultOutputModes: list[str]
     skills: list[AgentSkill]
+
+
+class AgentCard(_AgentCardRequired, total=False):
+    """lf.a2a.v1.AgentCard."""
+
+    provider: AgentProvider
+    documentationUrl: str
+    securitySchemes: dict[str, SecurityScheme]
+    securityRequirements: list[SecurityRequirement]
     signatures: list[AgentCardSignature]
     iconUrl: str
 
 
-class AgentCardSignature(TypedDict, total=False):
-    """lf.a2a.v1.AgentCardSignature."""
+class _AgentCardSignatureRequired(TypedDict):
+    """The keys every ``AgentCardSignature`` has."""
 
     protected: str
     signature: str
+
+
+class AgentCardSignature(_AgentCardSignatureRequired, total=False):
+    """lf.a2a.v1.AgentCardSignature."""
+
     header: dict[str, Any]
 
 
@@ -142,92 +157,143 @@ class AgentExtension(TypedDict, total=False):
     params: dict[str, Any]
 
 
-class AgentInterface(TypedDict, total=False):
-    """lf.a2a.v1.AgentInterface."""
+class _AgentInterfaceRequired(TypedDict):
+    """The keys every ``AgentInterface`` has."""
 
     url: str
     protocolBinding: str
-    tenant: str
     protocolVersion: str
 
 
-class AgentProvider(TypedDict, total=False):
-    """lf.a2a.v1.AgentProvider."""
+class AgentInterface(_AgentInterfaceRequired, total=False):
+    """lf.a2a.v1.AgentInterface."""
+
+    tenant: str
+
+
+class _AgentProviderRequired(TypedDict):
+    """The keys every ``AgentProvider`` has."""
 
     url: str
     organization: str
 
 
-class AgentSkill(TypedDict, total=False):
-    """lf.a2a.v1.AgentSkill."""
+class AgentProvider(_AgentProviderRequired, total=False):
+    """lf.a2a.v1.AgentProvider."""
+
+
+class _AgentSkillRequired(TypedDict):
+    """The keys every ``AgentSkill`` has."""
 
     id: str
     name: str
     description: str
     tags: list[str]
+
+
+class AgentSkill(_AgentSkillRequired, total=False):
+    """lf.a2a.v1.AgentSkill."""
+
     examples: list[str]
     inputModes: list[str]
     outputModes: list[str]
     securityRequirements: list[SecurityRequirement]
 
 
-class Artifact(TypedDict, total=False):
-    """lf.a2a.v1.Artifact."""
+class _ArtifactRequired(TypedDict):
+    """The keys every ``Artifact`` has."""
 
     artifactId: str
+    parts: list[Part]
+
+
+class Artifact(_ArtifactRequired, total=False):
+    """lf.a2a.v1.Artifact."""
+
     name: str
     description: str
-    parts: list[Part]
     metadata: dict[str, Any]
     extensions: list[str]
 
 
-class AuthenticationInfo(TypedDict, total=False):
-    """lf.a2a.v1.AuthenticationInfo."""
+class _AuthenticationInfoRequired(TypedDict):
+    """The keys every ``AuthenticationInfo`` has."""
 
     scheme: str
+
+
+class AuthenticationInfo(_AuthenticationInfoRequired, total=False):
+    """lf.a2a.v1.AuthenticationInfo."""
+
     credentials: str
 
 
-class AuthorizationCodeOAuthFlow(TypedDict, total=False):
-    """lf.a2a.v1.AuthorizationCodeOAuthFlow."""
+class _AuthorizationCodeOAuthFlowRequired(TypedDict):
+    """The keys every ``AuthorizationCodeOAuthFlow`` has."""
 
     authorizationUrl: str
     tokenUrl: str
+
+
+class AuthorizationCodeOAuthFlow(_AuthorizationCodeOAuthFlowRequired, total=False):
+    """lf.a2a.v1.AuthorizationCodeOAuthFlow."""
+
     refreshUrl: str
     scopes: dict[str, str]
     pkceRequired: bool
 
 
-class CancelTaskRequest(TypedDict, total=False):
+class _CancelTaskRequestRequired(TypedDict):
+    """The keys every ``CancelTaskRequest`` has."""
+
+    id: str
+
+
+class CancelTaskRequest(_CancelTaskRequestRequired, total=False):
     """lf.a2a.v1.CancelTaskRequest."""
 
     tenant: str
-    id: str
     metadata: dict[str, Any]
 
 
-class ClientCredentialsOAuthFlow(TypedDict, total=False):
-    """lf.a2a.v1.ClientCredentialsOAuthFlow."""
+class _ClientCredentialsOAuthFlowRequired(TypedDict):
+    """The keys every ``ClientCredentialsOAuthFlow`` has."""
 
     tokenUrl: str
+
+
+class ClientCredentialsOAuthFlow(_ClientCredentialsOAuthFlowRequired, total=False):
+    """lf.a2a.v1.ClientCredentialsOAuthFlow."""
+
     refreshUrl: str
     scopes: dict[str, str]
 
 
-class DeleteTaskPushNotificationConfigRequest(TypedDict, total=False):
-    """lf.a2a.v1.DeleteTaskPushNotificationConfigRequest."""
+class _DeleteTaskPushNotificationConfigRequestRequired(TypedDict):
+    """The keys every ``DeleteTaskPushNotificationConfigRequest`` has."""
 
-    tenant: str
     taskId: str
     id: str
 
 
-class DeviceCodeOAuthFlow(TypedDict, total=False):
-    """lf.a2a.v1.DeviceCodeOAuthFlow."""
+class DeleteTaskPushNotificationConfigRequest(
+    _DeleteTaskPushNotificationConfigRequestRequired, total=False
+):
+    """lf.a2a.v1.DeleteTaskPushNotificationConfigRequest."""
+
+    tenant: str
+
+
+class _DeviceCodeOAuthFlowRequired(TypedDict):
+    """The keys every ``DeviceCodeOAuthFlow`` has."""
 
     deviceAuthorizationUrl: str
     tokenUrl: str
+
+
+class DeviceCodeOAuthFlow(_DeviceCodeOAuthFlowRequired, total=False):
+    """lf.a2a.v1.DeviceCodeOAuthFlow."""
+
     refreshUrl: str
     scopes: dict[str, str]
 
@@ -238,27 +304,44 @@ class GetExtendedAgentCardRequest(TypedDict, total=False):
     tenant: str
 
 
-class GetTaskPushNotificationConfigRequest(TypedDict, total=False):
-    """lf.a2a.v1.GetTaskPushNotificationConfigRequest."""
+class _GetTaskPushNotificationConfigRequestRequired(TypedDict):
+    """The keys every ``GetTaskPushNotificationConfigRequest`` has."""
 
-    tenant: str
     taskId: str
     id: str
 
 
-class GetTaskRequest(TypedDict, total=False):
+class GetTaskPushNotificationConfigRequest(
+    _GetTaskPushNotificationConfigRequestRequired, total=False
+):
+    """lf.a2a.v1.GetTaskPushNotificationConfigRequest."""
+
+    tenant: str
+
+
+class _GetTaskRequestRequired(TypedDict):
+    """The keys every ``GetTaskRequest`` has."""
+
+    id: str
+
+
+class GetTaskRequest(_GetTaskRequestRequired, total=False):
     """lf.a2a.v1.GetTaskRequest."""
 
     tenant: str
-    id: str
     historyLength: int
 
 
-class HTTPAuthSecurityScheme(TypedDict, total=False):
+class _HTTPAuthSecuritySchemeRequired(TypedDict):
+    """The keys every ``HTTPAuthSecurityScheme`` has."""
+
+    scheme: str
+
+
+class HTTPAuthSecurityScheme(_HTTPAuthSecuritySchemeRequired, total=False):
     """lf.a2a.v1.HTTPAuthSecurityScheme."""
 
     description: str
-    scheme: str
     bearerFormat: str
 
 
@@ -270,11 +353,18 @@ class ImplicitOAuthFlow(TypedDict, total=False):
     scopes: dict[str, str]
 
 
-class ListTaskPushNotificationConfigsRequest(TypedDict, total=False):
+class _ListTaskPushNotificationConfigsRequestRequired(TypedDict):
+    """The keys every ``ListTaskPushNotificationConfigsRequest`` has."""
+
+    taskId: str
+
+
+class ListTaskPushNotificationConfigsRequest(
+    _ListTaskPushNotificationConfigsRequestRequired, total=False
+):
     """lf.a2a.v1.ListTaskPushNotificationConfigsRequest."""
 
     tenant: str
-    taskId: str
     pageSize: int
     pageToken: str
 
@@ -299,8 +389,8 @@ class ListTasksRequest(TypedDict, total=False):
     includeArtifacts: bool
 
 
-class ListTasksResponse(TypedDict, total=False):
-    """lf.a2a.v1.ListTasksResponse."""
+class _ListTasksResponseRequired(TypedDict):
+    """The keys every ``ListTasksResponse`` has."""
 
     tasks: list[Task]
     nextPageToken: str
@@ -308,14 +398,23 @@ class ListTasksResponse(TypedDict, total=False):
     totalSize: int
 
 
-class Message(TypedDict, total=False):
-    """lf.a2a.v1.Message."""
+class ListTasksResponse(_ListTasksResponseRequired, total=False):
+    """lf.a2a.v1.ListTasksResponse."""
+
+
+class _MessageRequired(TypedDict):
+    """The keys every ``Message`` has."""
 
     messageId: str
-    contextId: str
-    taskId: str
     role: Role
     parts: list[Part]
+
+
+class Message(_MessageRequired, total=False):
+    """lf.a2a.v1.Message."""
+
+    contextId: str
+    taskId: str
     metadata: dict[str, Any]
     extensions: list[str]
     referenceTaskIds: list[str]
@@ -327,37 +426,65 @@ class MutualTlsSecurityScheme(TypedDict, total=False):
     description: str
 
 
-class OAuth2SecurityScheme(TypedDict, total=False):
+class _OAuth2SecuritySchemeRequired(TypedDict):
+    """The keys every ``OAuth2SecurityScheme`` has."""
+
+    flows: OAuthFlows
+
+
+class OAuth2SecurityScheme(_OAuth2SecuritySchemeRequired, total=False):
     """lf.a2a.v1.OAuth2SecurityScheme."""
 
     description: str
-    flows: OAuthFlows
     oauth2MetadataUrl: str
 
 
 class OAuthFlows(TypedDict, total=False):
     """lf.a2a.v1.OAuthFlows."""
 
+    # Member of oneof flow: set at most one.
     authorizationCode: AuthorizationCodeOAuthFlow
+
+    # Member of oneof flow: set at most one.
     clientCredentials: ClientCredentialsOAuthFlow
+
+    # Member of oneof flow: set at most one.
+    # Deprecated.
     implicit: ImplicitOAuthFlow
+
+    # Member of oneof flow: set at most one.
+    # Deprecated.
     password: PasswordOAuthFlow
+
+    # Member of oneof flow: set at most one.
     deviceCode: DeviceCodeOAuthFlow
 
 
-class OpenIdConnectSecurityScheme(TypedDict, total=False):
+class _OpenIdConnectSecuritySchemeRequired(TypedDict):
+    """The keys every ``OpenIdConnectSecurityScheme`` has."""
+
+    openIdConnectUrl: str
+
+
+class OpenIdConnectSecurityScheme(_OpenIdConnectSecuritySchemeRequired, total=False):
     """lf.a2a.v1.OpenIdConnectSecurityScheme."""
 
     description: str
-    openIdConnectUrl: str
 
 
 class Part(TypedDict, total=False):
     """lf.a2a.v1.Part."""
 
+    # Member of oneof content: set at most one.
     text: str
+
+    # Member of oneof content: set at most one.
     raw: str
+
+    # Member of oneof content: set at most one.
     url: str
+
+    # Member of oneof content: set at most one.
     data: Any
     metadata: dict[str, Any]
     filename: str
@@ -381,10 +508,19 @@ class SecurityRequirement(TypedDict, total=False):
 class SecurityScheme(TypedDict, total=False):
     """lf.a2a.v1.SecurityScheme."""
 
+    # Member of oneof scheme: set at most one.
     apiKeySecurityScheme: APIKeySecurityScheme
+
+    # Member of oneof scheme: set at most one.
     httpAuthSecurityScheme: HTTPAuthSecurityScheme
+
+    # Member of oneof scheme: set at most one.
     oauth2SecurityScheme: OAuth2SecurityScheme
+
+    # Member of oneof scheme: set at most one.
     openIdConnectSecurityScheme: OpenIdConnectSecurityScheme
+
+    # Member of oneof scheme: set at most one.
     mtlsSecurityScheme: MutualTlsSecurityScheme
 
 
@@ -397,11 +533,16 @@ class SendMessageConfiguration(TypedDict, total=False):
     returnImmediately: bool
 
 
-class SendMessageRequest(TypedDict, total=False):
+class _SendMessageRequestRequired(TypedDict):
+    """The keys every ``SendMessageRequest`` has."""
+
+    message: Message
+
+
+class SendMessageRequest(_SendMessageRequestRequired, total=False):
     """lf.a2a.v1.SendMessageRequest."""
 
     tenant: str
-    message: Message
     configuration: SendMessageConfiguration
     metadata: dict[str, Any]
 
@@ -409,16 +550,26 @@ class SendMessageRequest(TypedDict, total=False):
 class SendMessageResponse(TypedDict, total=False):
     """lf.a2a.v1.SendMessageResponse."""
 
+    # Member of oneof payload: set at most one.
     task: Task
+
+    # Member of oneof payload: set at most one.
     message: Message
 
 
 class StreamResponse(TypedDict, total=False):
     """lf.a2a.v1.StreamResponse."""
 
+    # Member of oneof payload: set at most one.
     task: Task
+
+    # Member of oneof payload: set at most one.
     message: Message
+
+    # Member of oneof payload: set at most one.
     statusUpdate: TaskStatusUpdateEvent
+
+    # Member of oneof payload: set at most one.
     artifactUpdate: TaskArtifactUpdateEvent
 
 
@@ -428,60 +579,90 @@ class StringList(TypedDict, total=False):
     list: list[str]
 
 
-class SubscribeToTaskRequest(TypedDict, total=False):
+class _SubscribeToTaskRequestRequired(TypedDict):
+    """The keys every ``SubscribeToTaskRequest`` has."""
+
+    id: str
+
+
+class SubscribeToTaskRequest(_SubscribeToTaskRequestRequired, total=False):
     """lf.a2a.v1.SubscribeToTaskRequest."""
 
     tenant: str
+
+
+class _TaskRequired(TypedDict):
+    """The keys every ``Task`` has."""
+
     id: str
+    status: TaskStatus
 
 
-class Task(TypedDict, total=False):
+class Task(_TaskRequired, total=False):
     """lf.a2a.v1.Task."""
 
-    id: str
     contextId: str
-    status: TaskStatus
     artifacts: list[Artifact]
     history: list[Message]
     metadata: dict[str, Any]
 
 
-class TaskArtifactUpdateEvent(TypedDict, total=False):
-    """lf.a2a.v1.TaskArtifactUpdateEvent."""
+class _TaskArtifactUpdateEventRequired(TypedDict):
+    """The keys every ``TaskArtifactUpdateEvent`` has."""
 
     taskId: str
     contextId: str
     artifact: Artifact
+
+
+class TaskArtifactUpdateEvent(_TaskArtifactUpdateEventRequired, total=False):
+    """lf.a2a.v1.TaskArtifactUpdateEvent."""
+
     append: bool
     lastChunk: bool
     metadata: dict[str, Any]
 
 
-class TaskPushNotificationConfig(TypedDict, total=False):
+class _TaskPushNotificationConfigRequired(TypedDict):
+    """The keys every ``TaskPushNotificationConfig`` has."""
+
+    taskId: str
+    url: str
+
+
+class TaskPushNotificationConfig(_TaskPushNotificationConfigRequired, total=False):
     """lf.a2a.v1.TaskPushNotificationConfig."""
 
     tenant: str
     id: str
-    taskId: str
-    url: str
     token: str
     authentication: AuthenticationInfo
 
 
-class TaskStatus(TypedDict, total=False):
-    """lf.a2a.v1.TaskStatus."""
+class _TaskStatusRequired(TypedDict):
+    """The keys every ``TaskStatus`` has."""
 
     state: TaskState
+
+
+class TaskStatus(_TaskStatusRequired, total=False):
+    """lf.a2a.v1.TaskStatus."""
+
     message: Message
     timestamp: str
 
 
-class TaskStatusUpdateEvent(TypedDict, total=False):
-    """lf.a2a.v1.TaskStatusUpdateEvent."""
+class _TaskStatusUpdateEventRequired(TypedDict):
+    """The keys every ``TaskStatusUpdateEvent`` has."""
 
     taskId: str
     contextId: str
     status: TaskStatus
+
+
+class TaskStatusUpdateEvent(_TaskStatusUpdateEventRequired, total=False):
+    """lf.a2a.v1.TaskStatusUpdateEvent."""
+
     metadata: dict[str, Any]
 
 
