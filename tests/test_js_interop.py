@@ -54,26 +54,13 @@ NODE_TIMEOUT = 30.0
 def request_headers(
     binding: str, *, body: object, extensions: tuple[str, ...] = ()
 ) -> list[tuple[str, str]]:
-    """The headers an A2A client sends: ``A2A-Version``, the binding's Content-Type when
+    """The headers the generated package says an A2A client sends
+    (``protocol.request_headers``): ``A2A-Version``, the binding's Content-Type when
     there is a body (``body`` is None or False when there is none), ``A2A-Extensions``.
-
-    Stands in for ``a2a_binding.protocol.request_headers`` (DESIGN.md, "A2A protocol
-    rules") until the generated package carries it; the lead swaps it in."""
-    headers = [("A2A-Version", "1.0")]
-    if body is not None and body is not False:
-        headers.append(
-            (
-                "Content-Type",
-                (
-                    "application/a2a+json"
-                    if binding == "http+json"
-                    else "application/json"
-                ),
-            )
-        )
-    if extensions:
-        headers.append(("A2A-Extensions", ",".join(extensions)))
-    return headers
+    The ``a2a`` fixture has imported the package by the time a test calls this."""
+    protocol = sys.modules["a2a_binding.protocol"]
+    has_body = body is not None and body is not False
+    return list(protocol.request_headers(binding, body=has_body, extensions=extensions))
 
 
 # --- running node -------------------------------------------------------------------------
