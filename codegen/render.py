@@ -7,9 +7,12 @@ inputs are iterated in model order (sorted or declaration order), nothing reads 
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
 import functools
 import keyword
 import os
+import signal
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -236,7 +239,9 @@ def format_sources(sources: dict[str, str]) -> dict[str, str]:
     )
     formatted: dict[str, str] = {}
     with (
-        concurrent.futures.ProcessPoolExecutor(workers) if parallel else _Inline()
+        concurrent.futures.ProcessPoolExecutor(workers, initializer=_die_with_parent)
+        if parallel
+        else _Inline()
     ) as pool:
         jobs = {
             module: pool.submit(_format, source) for module, source in sources.items()
@@ -249,6 +254,17 @@ def format_sources(sources: dict[str, str]) -> dict[str, str]:
                     f"template {module}.j2 produced invalid Python: {exc}"
                 ) from exc
     return formatted
+
+
+def _die_with_parent() -> None:
+    """In a formatting worker: end when the generator process ends, even when it is
+    killed (a timeout, Ctrl-C), instead of running on as an orphan. Linux only."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass  # no prctl: the worker still ends when its work queue closes
 
 
 class _Inline:

@@ -16,14 +16,12 @@ bytes are read as ISO-8859-1, which keeps every octet.
 from __future__ import annotations
 
 import codecs
-import hashlib
 import json
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from email.utils import format_datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Union
 from urllib.parse import unquote
@@ -628,13 +626,18 @@ def agent_card_headers(
     bytes (a sha256 prefix, so equal cards get equal tags on every replica) and
     ``Last-Modified`` as an IMF-fixdate. ``last_modified`` must be aware.
     """
+    # Imported here: servers need them, clients (routes.build) do not, and together
+    # they cost more to import than the rest of the package.
+    import email.utils
+    import hashlib
+
     if isinstance(max_age, bool) or not isinstance(max_age, int) or max_age < 0:
         raise ValueError(f"max_age must be a non-negative int, not {max_age!r}")
     moment = _utc_seconds(last_modified, "last_modified")
     return [
         ("Cache-Control", f"public, max-age={max_age}"),
         ("ETag", f'"{hashlib.sha256(body).hexdigest()[:32]}"'),
-        ("Last-Modified", format_datetime(moment, usegmt=True)),
+        ("Last-Modified", email.utils.format_datetime(moment, usegmt=True)),
     ]
 
 

@@ -186,6 +186,9 @@ def split_path(
     return segments, ""
 
 
+_WILDCARD, _DEEP = 1, 2  # the choices a walk can come back to at a node
+
+
 class _Target(NamedTuple):
     """A route where it ends in the tree, with its captures."""
 
@@ -305,54 +308,71 @@ class RouteTable:
         """The one walk of the tree, depth first: a literal child before ``*`` before
         ``**``, so the first target found for ``key`` is the most specific route. With
         ``verbs`` given, it walks every branch instead and collects the HTTP verbs of
-        the targets with ``key``'s custom verb."""
+        the targets with ``key``'s custom verb. Iterative: a branch not taken is kept in
+        ``pending`` as (node, index, next choice), ``_WILDCARD`` or ``_DEEP``."""
         count = len(segments)
         node, index = self._root, 0
-        # Branches not taken yet: (node, index, stage) where stage 1 tries ``*`` and then
-        # ``**`` of that node, and stage 2 only ``**``.
         pending: list[tuple[_Node, int, int]] = []
-        stage = 0
         while True:
-            descended = False
-            if index == count and stage == 0:
+            # Down: at each node take the literal child, keeping the other choices.
+            if index == count:
                 if verbs is None:
                     target = node.targets.get(key)
                     if target is not None:
                         return target
-                else:
+                elif node.targets:
                     verbs.update(v for (c, v) in node.targets if c == key[0])
-            elif stage < 1:
-                child = node.literals.get(segments[index])
+                choice = _DEEP
+            else:
+                segment = segments[index]
+                child = node.literals.get(segment)
                 if child is not None:
                     if node.wildcard is not None or node.deep is not None:
-                        pending.append((node, index, 1))
-                    node, index, descended = child, index + 1, True
-            if not descended and stage < 2 and index < count:
-                wildcard = node.wildcard
-                if wildcard is not None and segments[index]:
-                    if node.deep is not None:
-                        pending.append((node, index, 2))
-                    node, index, stage, descended = wildcard, index + 1, 0, True
-            if descended:
-                stage = 0
-                continue
-            deep = node.deep
-            if deep is not None and all(segments[index:]):
-                if verbs is None:
-                    target = deep.targets.get(key)
-                    if target is not None and all(
-                        c.start < count for c in target.captures
-                    ):
-                        return target
-                else:
-                    verbs.update(
-                        v
-                        for (c, v), found in deep.targets.items()
-                        if c == key[0] and all(x.start < count for x in found.captures)
-                    )
-            if not pending:
-                return None
-            node, index, stage = pending.pop()
+                        pending.append((node, index, _WILDCARD))
+                    node, index = child, index + 1
+                    continue
+                choice = _WILDCARD
+            # Across: the ``*`` of this node, then its ``**``, then back up.
+            while True:
+                if choice == _WILDCARD:
+                    wildcard = node.wildcard
+                    if wildcard is not None and segments[index]:
+                        if node.deep is not None:
+                            pending.append((node, index, _DEEP))
+                        node, index = wildcard, index + 1
+                        break
+                if node.deep is not None:
+                    found = self._deep(node.deep, segments, index, key, verbs)
+                    if found is not None:
+                        return found
+                if not pending:
+                    return None
+                node, index, choice = pending.pop()
+
+    @staticmethod
+    def _deep(
+        deep: _Node,
+        segments: list[str],
+        index: int,
+        key: tuple[str, str],
+        verbs: set[str] | None,
+    ) -> _Target | None:
+        """The route ending in ``**`` below a node for the rest of the path: every
+        remaining segment must be non-empty, and no variable may capture nothing."""
+        if not all(segments[index:]):
+            return None
+        count = len(segments)
+        if verbs is None:
+            target = deep.targets.get(key)
+            if target is not None and all(c.start < count for c in target.captures):
+                return target
+            return None
+        verbs.update(
+            v
+            for (c, v), found in deep.targets.items()
+            if c == key[0] and all(x.start < count for x in found.captures)
+        )
+        return None
 
     def _match(self, verb: str, raw_path: str) -> tuple[_Target, list[str]] | None:
         split = split_path(raw_path, self.custom_verbs, self.max_segments)
@@ -364,12 +384,15 @@ class RouteTable:
 
     @staticmethod
     def _params(target: _Target, segments: list[str]) -> dict[str, str]:
-        return {
-            capture.field: decode_segment(
-                _raw_capture(capture, segments), capture.single_segment
-            )
-            for capture in target.captures
-        }
+        params: dict[str, str] = {}
+        for capture in target.captures:
+            if capture.single_segment:
+                raw = segments[capture.start]
+                params[capture.field] = unquote(raw) if "%" in raw else raw
+            else:
+                raw = "/".join(segments[capture.start : capture.end])
+                params[capture.field] = decode_segment(raw, False)
+        return params
 
     def match(self, verb: str, raw_path: str) -> Match | None:
         """The route for ``verb`` and ``raw_path`` (the path as sent, still
@@ -414,7 +437,13 @@ class RouteTable:
         target, segments = found
         route = target.route
         params = self._params(target, segments)
-        if body is not None and not isinstance(body, Mapping):
+        if not query and body is None and not target.merge:
+            return route, params  # the path is the whole request
+        if (
+            body is not None
+            and type(body) is not dict
+            and not isinstance(body, Mapping)
+        ):
             raise ValueError(
                 f"{route.verb} {route.template}: the body must be a JSON object"
             )
@@ -441,7 +470,7 @@ class RouteTable:
             elif body:
                 raise ValueError(f"{route.verb} {route.template} takes no body")
         if not request and not target.merge:
-            return route, dict(params)  # nothing to merge with: the path is the request
+            return route, params  # nothing to merge with: the path is the request
         for capture in target.captures:
             text = params[capture.field]
             value: object = text
