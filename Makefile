@@ -16,11 +16,12 @@ generate: $(STAMP)
 	$(VENV)/bin/a2a-codegen generate -o generated --module a2a_binding --acknowledge proto/a2a.overlaps --opt openapi=true --print-routes
 
 # The runtime's own tests first, under coverage.py (at least 95 % of codegen/runtime/),
-# then everything else.
+# then everything else, on TEST_WORKERS processes (pytest-xdist; 1 runs them in one).
+TEST_WORKERS ?= 2
 test: $(STAMP)
 	$(PY) -m coverage run --branch --include='codegen/runtime/*' -m pytest -q -p no:cacheprovider tests/runtime
 	$(PY) -m coverage report --fail-under=95 --skip-covered --show-missing
-	$(PY) -m pytest -q -p no:cacheprovider --ignore=tests/runtime
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --ignore=tests/runtime
 
 clean:
 	rm -rf $(VENV) build dist

@@ -121,6 +121,12 @@ def report(family: str, rows: list[tuple[str, int, str, str]], scratch: Path) ->
         seconds = float(row["seconds"])  # type: ignore[arg-type]
         note = f"  (diagnostic: {row['error']})" if row["error"] else ""
         growth = ""
+        if row["error"]:
+            print(
+                f"  {label:<24} {size:>12,} {seconds:>10.2f}s {'':>13}  {note.strip()}"
+            )
+            previous = None
+            continue
         if previous is not None and previous[1] > 0:
             growth = f"{(seconds / previous[1]) / (units / previous[0]):5.2f}"
         print(f"  {label:<24} {size:>12,} {seconds:>10.2f}s {int(row['bytes']):>13,}  {growth}{note}")  # type: ignore[call-overload]

@@ -239,7 +239,9 @@ def format_sources(sources: dict[str, str]) -> dict[str, str]:
     )
     formatted: dict[str, str] = {}
     with (
-        concurrent.futures.ProcessPoolExecutor(workers, initializer=_die_with_parent)
+        concurrent.futures.ProcessPoolExecutor(
+            workers, initializer=_die_with_parent, initargs=(os.getpid(),)
+        )
         if parallel
         else _Inline()
     ) as pool:
@@ -256,7 +258,7 @@ def format_sources(sources: dict[str, str]) -> dict[str, str]:
     return formatted
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int) -> None:
     """In a formatting worker: end when the generator process ends, even when it is
     killed (a timeout, Ctrl-C), instead of running on as an orphan. Linux only."""
     if sys.platform.startswith("linux"):
@@ -264,7 +266,9 @@ def _die_with_parent() -> None:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
-            pass  # no prctl: the worker still ends when its work queue closes
+            return  # no prctl: the worker still ends when its work queue closes
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os._exit(1)
 
 
 class _Inline:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .model import Method
-from .views import FileView, snake_case
+from .model.naming import handler_method_name
+from .views import FileView
 
 __all__ = ["AsgiView", "ClientView", "HandlerMethod", "HandlerView"]
 
@@ -20,7 +21,7 @@ class HandlerMethod:
     """One rpc as a handler method and a client call."""
 
     rpc: str
-    attribute: str  # the handler method, snake_case
+    attribute: str  # the handler method: snake_case, ``_`` after a keyword
     request: str  # the request annotation, in a module that imports ``messages``
     response: str  # the response TypedDict; "None" for google.protobuf.Empty
     returns: str  # the handler method's return annotation
@@ -45,7 +46,7 @@ class _ServingView(FileView):
             returns = response
         return HandlerMethod(
             method.name,
-            snake_case(method.name),
+            handler_method_name(method.name),
             self.request_annotation(method),
             response,
             returns,
@@ -104,6 +105,19 @@ class HandlerView(_ServingView):
 
 class AsgiView(_ServingView):
     """What ``asgi.py`` prints."""
+
+    @property
+    def agent_card_type(self) -> str:
+        """The annotation of the served card: the ``AgentCard`` message of a service's
+        package when the package has one (A2A's does), else any JSON object (a service
+        served with ``profile=a2a`` need not define or reach one)."""
+        packages = {
+            service.full_name.rpartition(".")[0] for service in self.file.services
+        }
+        for message in self.file.messages:
+            if message.name == "AgentCard" and message.package in packages:
+                return "messages." + self.file.python_name(message.full_name)
+        return "Mapping[str, Any]"
 
 
 class ClientView(_ServingView):

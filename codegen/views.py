@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import keyword
+import unicodedata
 from dataclasses import dataclass
 
 from .model import Binding, BindingFile, Field, Method, QueryParam, query_codec
@@ -216,7 +217,16 @@ class QueryShape:
 
 
 def _identifier(text: str) -> bool:
-    return text.isidentifier() and not keyword.iskeyword(text)
+    """True when ``text`` can stand as a key in a class-form ``TypedDict`` and stay
+    itself: an identifier, not a keyword, unchanged by the NFKC normalisation Python
+    applies to identifiers (``ｉｄ`` would become ``id``), and not mangled in a class
+    body (``__x`` would become ``_Name__x``). Other keys take the functional form."""
+    return (
+        text.isidentifier()
+        and not keyword.iskeyword(text)
+        and unicodedata.normalize("NFKC", text) == text
+        and not text.startswith("__")
+    )
 
 
 class QueryView(FileView):

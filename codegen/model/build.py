@@ -24,6 +24,7 @@ from .descriptors import (
     SERVICE_METHOD,
     Index,
     check_names,
+    check_references,
     descriptor_sha256,
 )
 from .domain import (
@@ -43,11 +44,11 @@ from .domain import (
 )
 from .naming import (
     NO_QUERY_FORM,
+    handler_method_name,
     module_name,
     proto_json_name,
     python_names,
     query_codec,
-    snake_case,
 )
 from .routing import check_duplicates, find_overlaps, route_table
 
@@ -489,6 +490,9 @@ def build_files(
     warnings: list[str] = []
     for file in request.proto_file:
         errors.extend(check_names(file, index.infos[file.name]))
+        errors.extend(
+            check_references(file, index.infos[file.name], index.messages, index.enums)
+        )
     if errors:
         raise GenerationError(errors)
     for name in sorted(request.file_to_generate):
@@ -577,20 +581,43 @@ def _clash_diagnostics(
 
 
 def _handler_clashes(services: Sequence[Service]) -> list[Diagnostic]:
-    """Two rpcs of an A2A service whose handler methods would share a snake_case name."""
+    """Names ``handler.py`` cannot write for an A2A file: two rpcs whose handler methods
+    would share a snake_case name, a handler method that Python would mangle (a leading
+    ``__`` in a class body), and a service whose ``<Service>Handler`` Protocol would be
+    ``ServiceHandler``, the name of the Protocol that joins several services."""
     errors: list[Diagnostic] = []
+    if not any(service.a2a for service in services):
+        return errors
     for service in services:
-        if not service.a2a:
-            continue
+        if service.name == "Service" and len(services) > 1:
+            first = service.methods[0]
+            errors.append(
+                Diagnostic(
+                    first.location,
+                    f"service {service.full_name} would be generated as ServiceHandler, "
+                    "the Protocol that joins the file's services; rename the service",
+                )
+            )
         seen: dict[str, Method] = {}
         for method in service.methods:
-            other = seen.setdefault(snake_case(method.name), method)
+            attribute = handler_method_name(method.name)
+            if attribute.startswith("__"):
+                errors.append(
+                    Diagnostic(
+                        method.location,
+                        f"the handler method of rpc {method.name} would be "
+                        f"{attribute!r}, which Python mangles inside a class; rename "
+                        "the rpc",
+                        method.name,
+                    )
+                )
+            other = seen.setdefault(attribute, method)
             if other is not method:
                 errors.append(
                     Diagnostic(
                         method.location,
                         f"the handler method of rpc {method.name} would be "
-                        f"{snake_case(method.name)!r}, like rpc {other.name}'s "
+                        f"{attribute!r}, like rpc {other.name}'s "
                         f"({other.location}); rename one of them",
                         method.name,
                     )

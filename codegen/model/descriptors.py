@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 
 from google.api import field_behavior_pb2, http_pb2
 from google.protobuf import descriptor_pb2
@@ -227,6 +227,84 @@ def check_names(
         declare(package + service.name, "service", (FILE_SERVICE, i))
         for j, method in enumerate(service.method):
             check(method.name, "rpc", (FILE_SERVICE, i, SERVICE_METHOD, j))
+    return errors
+
+
+def check_references(
+    file: descriptor_pb2.FileDescriptorProto,
+    info: SourceInfo,
+    messages: Container[str],
+    enums: Container[str],
+) -> list[Diagnostic]:
+    """Every type a file refers to resolved as protoc resolves it: a message field names
+    a message, an enum field an enum, an rpc's request and response are messages, a
+    oneof index names a oneof and a map entry has its key and value. A descriptor set
+    need not come from protoc; an unresolved name would otherwise end generation with a
+    traceback. ``messages`` and ``enums`` hold full names without the leading dot."""
+    errors: list[Diagnostic] = []
+
+    def resolve(type_name: str, kinds: Container[str]) -> bool:
+        return type_name.lstrip(".") in kinds  # as ``Index`` reads it
+
+    def message(
+        descriptor: descriptor_pb2.DescriptorProto, path: tuple[int, ...]
+    ) -> None:
+        for i, field in enumerate(descriptor.field):
+            where = path + (MESSAGE_FIELD, i)
+            problem = ""
+            if field.type in (_FDP.TYPE_MESSAGE, _FDP.TYPE_GROUP):
+                if not resolve(field.type_name, messages):
+                    problem = "is not a message of the input"
+            elif field.type == _FDP.TYPE_ENUM:
+                if not resolve(field.type_name, enums):
+                    problem = "is not an enum of the input"
+            elif field.type not in _KIND_NAMES:
+                problem = f"has no known type ({field.type})"
+            if problem:
+                errors.append(
+                    Diagnostic(
+                        info.location(where),
+                        f"the type {field.type_name!r} of field {field.name!r} "
+                        + problem,
+                    )
+                )
+            if field.HasField("oneof_index") and not (
+                0 <= field.oneof_index < len(descriptor.oneof_decl)
+            ):
+                errors.append(
+                    Diagnostic(
+                        info.location(where),
+                        f"field {field.name!r} names oneof {field.oneof_index}, "
+                        f"which {descriptor.name} does not declare",
+                    )
+                )
+        if descriptor.options.map_entry and len(descriptor.field) != 2:
+            errors.append(
+                Diagnostic(
+                    info.location(path),
+                    f"map entry {descriptor.name} must have a key and a value field",
+                )
+            )
+        for i, nested in enumerate(descriptor.nested_type):
+            message(nested, path + (MESSAGE_NESTED, i))
+
+    for i, descriptor in enumerate(file.message_type):
+        message(descriptor, (FILE_MESSAGE, i))
+    for i, service in enumerate(file.service):
+        for j, method in enumerate(service.method):
+            where = (FILE_SERVICE, i, SERVICE_METHOD, j)
+            for role, type_name in (
+                ("request", method.input_type),
+                ("response", method.output_type),
+            ):
+                if not resolve(type_name, messages):
+                    errors.append(
+                        Diagnostic(
+                            info.location(where),
+                            f"the {role} type {type_name!r} of rpc {method.name} is "
+                            "not a message of the input",
+                        )
+                    )
     return errors
 
 

@@ -26,9 +26,15 @@ class SourceLocation:
     column: int = 0
 
     def __str__(self) -> str:
+        # Diagnostics reach terminals: a file name's control characters (a newline that
+        # forges another diagnostic, an escape sequence) are written as escapes.
+        file = "".join(
+            c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+            for c in self.file
+        )
         if self.line:
-            return f"{self.file}:{self.line}:{self.column}"
-        return self.file
+            return f"{file}:{self.line}:{self.column}"
+        return file
 
 
 @dataclass(frozen=True)

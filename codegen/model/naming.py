@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import keyword
+import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -108,8 +109,12 @@ WKT_PYTHON_TYPES = {
 }
 # Names the generated modules import; a message or enum with such a name gets a "_".
 # Names messages.py must not define: what it imports, and the builtins its annotations use.
+# (messages.py.j2 imports Mapping, RequiredFields and Rule and defines REQUIRED and
+# missing_fields: a type of one of those names would be defined twice.)
 RESERVED_NAMES = frozenset(
-    {"Any", "Literal", "TypedDict", "annotations", "messages"} | set(dir(builtins))
+    {"Any", "Literal", "TypedDict", "annotations", "messages"}
+    | {"Mapping", "RequiredFields", "Rule", "REQUIRED", "missing_fields"}
+    | set(dir(builtins))
 )
 
 # ProtoJSON shapes that have no query-string form (http.proto allows only scalars).
@@ -155,7 +160,9 @@ def python_names(
     The rule: the name inside its package with ``_`` for nesting (``Task_Status``); when
     two types of different packages share that, both take their package too
     (``lf_a2a_v1_Task``); a name that is a keyword, a builtin, a name the generated
-    modules import, or starts with ``__`` gets a trailing ``_``. Two types that still
+    modules import or define, starts with ``__``, or has the form of a private base class
+    (``_<Name>Required``, which ``messages.py`` writes for a message with REQUIRED
+    fields) gets a trailing ``_``. Two types that still
     share an identifier (``Foo.Bar`` and ``Foo_Bar``) are a clash: the caller reports it.
     """
     named = [(m.full_name, m.package) for m in messages if not m.well_known]
@@ -175,13 +182,30 @@ def python_names(
         name = local(full_name, package)
         if len(packages[name]) > 1:
             name = full_name.replace(".", "_")
-        if name in RESERVED_NAMES or keyword.iskeyword(name) or name.startswith("__"):
+        if (
+            name in RESERVED_NAMES
+            or keyword.iskeyword(name)
+            or name.startswith("__")
+            or _private_base(name)
+        ):
             name += "_"
         first = owners.setdefault(name, full_name)
         if first != full_name:
             clashes.append((name, first, full_name))
         result.append((full_name, name))
     return tuple(result), tuple(clashes)
+
+
+def _private_base(name: str) -> bool:
+    """True for ``_<Name>Required``, the name of a message's private base class."""
+    return name.startswith("_") and name.endswith("Required")
+
+
+def handler_method_name(rpc: str) -> str:
+    """The handler method of an rpc: its snake_case name, with a trailing ``_`` when
+    that is a Python keyword (rpc ``Import`` is served by ``import_``)."""
+    name = snake_case(rpc)
+    return name + "_" if keyword.iskeyword(name) else name
 
 
 def snake_case(name: str) -> str:
@@ -200,7 +224,18 @@ def snake_case(name: str) -> str:
 
 
 def module_name(stem: str) -> str:
-    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in stem)
-    if cleaned[:1].isdigit():
+    """The default package name of a proto file: ``<stem>_binding``, with ``_`` for
+    every character an ``import`` statement could not spell as it is. Python reads
+    identifiers in NFKC form, so ``ﬁle`` (a ligature) would be imported as ``file``
+    and miss the folder: such characters become ``_`` too."""
+    stem = unicodedata.normalize("NFKC", stem)
+    cleaned = "".join(
+        c if ("_" + c).isidentifier() and unicodedata.normalize("NFKC", c) == c else "_"
+        for c in stem
+    )
+    if cleaned and not cleaned[:1].isidentifier():  # a digit or a combining mark
         cleaned = "_" + cleaned
-    return f"{cleaned}_binding"
+    name = f"{cleaned}_binding"
+    if unicodedata.normalize("NFKC", name) != name:
+        name = "".join(c if c.isascii() else "_" for c in name)
+    return name

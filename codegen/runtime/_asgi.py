@@ -30,7 +30,9 @@ missing Content-Type is never refused; an error raised after a stream has starte
 out as one last event (HTTP+JSON ``{"error": Status}``, JSON-RPC a failure envelope) and
 the stream ends. A handler's own exception other than ``A2AError`` or ``QueryError``
 is logged and answered 500 / -32603 with a generic message (its text only with
-``expose_errors=True``).
+``expose_errors=True``); so is a ``CancelledError`` the handler raised while the
+request was not being cancelled (Python 3.11+ tells them apart), while a real
+cancellation, ``KeyboardInterrupt`` and ``SystemExit`` propagate.
 
 A handler refuses a call with :class:`Unauthenticated` (401 with ``WWW-Authenticate``
 and a ``google.rpc.Status`` UNAUTHENTICATED; JSON-RPC :data:`UNAUTHENTICATED_CODE`,
@@ -71,7 +73,6 @@ from ._jsonrpc import (
     decode_json,
     endpoint_tenant,
     failure,
-    sse_event,
     success,
 )
 from ._paths import Match, Route, RouteNotFound, tenant_of
@@ -309,9 +310,34 @@ class _Disconnected(Exception):
 
 def _json(payload: Any) -> bytes:
     # allow_nan=False: ProtoJSON writes non-finite floats as strings, never bare NaN.
-    return json.dumps(
+    text = json.dumps(
         payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    )
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate, as a client's JSON "\ud800" escape decodes (echoed in an
+        # id, a method name, a field): UTF-8 cannot carry it, JSON's escape can.
+        return json.dumps(payload, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _sse(data: bytes, number: int) -> bytes:
+    """One numbered event; compact JSON never holds the CR or LF that ends a line."""
+    return b"id: %d\ndata: %s\n\n" % (number, data)
+
+
+def _handler_cancelled(exc: BaseException) -> bool:
+    """Whether ``exc`` is a ``CancelledError`` a handler raised while this request was
+    not being cancelled (it awaited a task cancelled elsewhere): a handler failure
+    like any other. A real cancellation (the server's, a task group's) propagates;
+    before Python 3.11 the two cannot be told apart, so both propagate."""
+    import asyncio  # loaded already when a CancelledError exists
+
+    if not isinstance(exc, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is not None and cancelling() == 0
 
 
 def _prefix(value: str | None, what: str) -> str | None:
@@ -668,8 +694,21 @@ class A2AApplication:
         body = _json({"error": {"code": status, "status": name, "message": message}})
         await self._send_body(send, status, body, HTTP_JSON_CONTENT_TYPE, headers)
 
-    def _http_error(self, exc: BaseException, where: str) -> tuple[int, dict[str, Any]]:
-        """The HTTP status and ``{"error": Status}`` body of an exception."""
+    def _http_error(self, exc: BaseException, where: str) -> tuple[int, bytes]:
+        """The HTTP status and ``{"error": Status}`` body of an exception; a generic
+        500 when the exception cannot be described (a handler's ``InvalidArgument``
+        whose violations are not text pairs)."""
+        try:
+            status, error = self._http_status(exc, where)
+            return status, _json(error)
+        except Exception as failed:
+            message = self._internal(failed, where)
+            error = {"code": 500, "status": "INTERNAL", "message": message}
+            return 500, _json({"error": error})
+
+    def _http_status(
+        self, exc: BaseException, where: str
+    ) -> tuple[int, dict[str, Any]]:
         if isinstance(exc, A2AError):
             return exc.to_http()
         if isinstance(exc, QueryError):
@@ -691,6 +730,20 @@ class A2AApplication:
             return exc.status, {"error": error}
         message = self._internal(exc, where)
         return 500, {"error": {"code": 500, "status": "INTERNAL", "message": message}}
+
+    def _jsonrpc_failure(
+        self, exc: BaseException, request_id: RequestId, where: str
+    ) -> bytes:
+        """The failure envelope of an exception; -32603 when the exception cannot be
+        described (see ``_http_error``)."""
+        try:
+            error = self._jsonrpc_error(exc, request_id, where)
+            return _json(
+                failure(error.id if error.id is not None else request_id, error)
+            )
+        except Exception as failed:
+            error = JsonRpcError(INTERNAL_ERROR, self._internal(failed, where))
+            return _json(failure(request_id, error))
 
     def _jsonrpc_error(
         self, exc: BaseException, request_id: RequestId, where: str
@@ -743,14 +796,17 @@ class A2AApplication:
         receive: Receive,
         send: Send,
         events: AsyncIterator[Any],
-        frame: Callable[[Any], Mapping[str, Any]],
-        fail: Callable[[BaseException], Mapping[str, Any]],
+        frame: Callable[[dict[str, Any]], Mapping[str, Any]],
+        fail: Callable[[BaseException], bytes],
+        rpc: str,
     ) -> None:
         """The events as ``text/event-stream``, numbered from 0.
 
         The first event is awaited before the 200 goes out, so an error before it (an
-        unknown task) is an ordinary error answer: it propagates to the caller. The
-        iterator is closed at the end, on error and when the client disconnects.
+        unknown task) is an ordinary error answer: it propagates to the caller. An
+        event that is no JSON object (not a dict, a NaN in it) ends the stream with
+        ``fail``'s error event, as a handler's error does. The iterator is closed at
+        the end, on error and when the client disconnects.
         """
         import asyncio  # here: a third of the package's import time, for streams only
 
@@ -775,9 +831,14 @@ class A2AApplication:
                 number, event, going = 0, first, more
                 while going:
                     try:
-                        body = sse_event(frame(event), event_id=number)
+                        if not isinstance(event, Mapping):
+                            raise TypeError(
+                                f"{rpc}: the handler yielded {type(event).__name__},"
+                                " not a dict"
+                            )
+                        body = _sse(_json(frame(dict(event))), number)
                     except Exception as exc:  # a handler's event JSON cannot carry
-                        body = sse_event(fail(exc), event_id=number)
+                        body = _sse(fail(exc), number)
                         going = False
                     await send(
                         {"type": "http.response.body", "body": body, "more_body": True}
@@ -789,8 +850,12 @@ class A2AApplication:
                         event = await anext(events)
                     except StopAsyncIteration:
                         break
-                    except Exception as exc:
-                        body = sse_event(fail(exc), event_id=number)
+                    except BaseException as exc:
+                        if not isinstance(exc, Exception) and not _handler_cancelled(
+                            exc
+                        ):
+                            raise
+                        body = _sse(fail(exc), number)
                         await send(
                             {
                                 "type": "http.response.body",
@@ -868,16 +933,19 @@ class A2AApplication:
                     events,
                     lambda event: event,
                     lambda exc: self._http_error(exc, route.rpc)[1],
+                    route.rpc,
                 )
                 return
             result = await self._call(route.rpc, request, context)
             if route.response_body:
                 result = result.get(route.response_body) or {}
-            answer = _json(result)
-        except Exception as exc:
+            answer = _json(dict(result))
+        except BaseException as exc:
+            if not isinstance(exc, Exception) and not _handler_cancelled(exc):
+                raise  # KeyboardInterrupt, SystemExit, a real cancellation
             status, error = self._http_error(exc, where)
             await self._send_body(
-                send, status, _json(error), HTTP_JSON_CONTENT_TYPE, _challenge(exc)
+                send, status, error, HTTP_JSON_CONTENT_TYPE, _challenge(exc)
             )
             return
         await self._send_body(send, 200, answer, HTTP_JSON_CONTENT_TYPE)
@@ -933,20 +1001,18 @@ class A2AApplication:
                     send,
                     events,
                     lambda event: success(request_id, event),
-                    lambda exc: failure(
-                        request_id, self._jsonrpc_error(exc, request_id, method)
-                    ),
+                    lambda exc: self._jsonrpc_failure(exc, request_id, method),
+                    method,
                 )
                 return
             result = await self._call(parsed.method, parsed.params, context)
             answer = _json(success(request_id, dict(result)))
         except _Quiet:
             answer = b""
-        except Exception as exc:
-            error = self._jsonrpc_error(exc, request_id, where)
-            answer = _json(
-                failure(error.id if error.id is not None else request_id, error)
-            )
+        except BaseException as exc:
+            if not isinstance(exc, Exception) and not _handler_cancelled(exc):
+                raise  # KeyboardInterrupt, SystemExit, a real cancellation
+            answer = self._jsonrpc_failure(exc, request_id, where)
             challenge = _challenge(exc)
         if notification:
             await send({"type": "http.response.start", "status": 204, "headers": []})

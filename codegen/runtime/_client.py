@@ -31,6 +31,7 @@ from ._protocol import (
     SseEvent,
     aparse_sse,
     media_type,
+    SseTooLarge,
     parse_sse,
 )
 
@@ -83,14 +84,21 @@ def is_event_stream(headers: RequestHeaders) -> bool:
     return False
 
 
-def _json(payload: Any) -> bytes:
-    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+def _json(rpc: str, payload: Any) -> bytes:
+    """The request body; ``ValueError`` naming ``rpc`` for what JSON cannot carry (a
+    NaN or infinity, which ProtoJSON writes as a string, a lone surrogate)."""
+    try:
+        return json.dumps(
+            payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        ).encode()
+    except ValueError as exc:  # UnicodeEncodeError included
+        raise ValueError(f"{rpc}: the request is not JSON: {exc}") from None
 
 
 def _decode(body: bytes, status: int) -> Any:
     try:
         return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         excerpt = body[:80].decode("utf-8", "replace")
         raise ResponseError(
             f"HTTP {status}: the answer is not JSON: {excerpt!r}",
@@ -143,7 +151,7 @@ class ClientBinding:
             url = base + built.path
             if built.query:
                 url += "?" + urlencode(built.query, quote_via=quote)
-            body = None if built.body is None else _json(built.body)
+            body = None if built.body is None else _json(rpc, built.body)
             headers = self._headers(
                 "http+json", body=body is not None, extensions=extensions
             )
@@ -158,7 +166,7 @@ class ClientBinding:
         )
         url = base + path if tenant_in_path and tenant else base_url
         headers = self._headers("jsonrpc", body=True, extensions=extensions)
-        return PreparedRequest("POST", url, headers + accept, _json(envelope))
+        return PreparedRequest("POST", url, headers + accept, _json(rpc, envelope))
 
     def read_response(
         self,
@@ -220,10 +228,11 @@ class ClientBinding:
             found = A2AError.from_jsonrpc(error)
             if found is not None:
                 raise found
-            if isinstance(error, Mapping) and isinstance(error.get("code"), int):
+            code = error.get("code") if isinstance(error, Mapping) else None
+            if isinstance(code, int) and not isinstance(code, bool):
                 message = error.get("message")
                 raise JsonRpcError(
-                    error["code"],
+                    code,
                     message if isinstance(message, str) else "",
                     error.get("data"),
                     id=envelope.get("id"),
@@ -269,8 +278,11 @@ class ClientBinding:
     ) -> Iterator[dict[str, Any]]:
         """The responses of an event-stream body, raising on an error event."""
         del rpc  # every stream event has the same shape
-        for event in parse_sse(chunks):
-            yield self._event(event, binding)
+        try:
+            for event in parse_sse(chunks):
+                yield self._event(event, binding)
+        except SseTooLarge as exc:
+            raise ResponseError(str(exc), status=200, body=b"") from None
 
     async def aread_stream(
         self,
@@ -281,5 +293,8 @@ class ClientBinding:
     ) -> AsyncIterator[dict[str, Any]]:
         """``read_stream`` over async byte chunks."""
         del rpc
-        async for event in aparse_sse(chunks):
-            yield self._event(event, binding)
+        try:
+            async for event in aparse_sse(chunks):
+                yield self._event(event, binding)
+        except SseTooLarge as exc:
+            raise ResponseError(str(exc), status=200, body=b"") from None

@@ -97,6 +97,15 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite_float(text: str) -> float:
+    """A JSON number as a float; one beyond a double (``1e999``) is refused, not read
+    as infinity (no JSON answer could carry it back)."""
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is beyond a double")
+    return number
+
+
 def decode_json(payload: bytes | str) -> Any:
     """A JSON document, or ``JsonRpcError(PARSE_ERROR)`` naming what is wrong (not
     UTF-8, not JSON, ``NaN``/``Infinity``, nested too deeply)."""
@@ -109,7 +118,9 @@ def decode_json(payload: bytes | str) -> Any:
                 f"Parse error: the payload is not UTF-8 ({exc.reason} at byte {exc.start})",
             ) from None
     try:
-        return json.loads(payload, parse_constant=_reject_constant)
+        return json.loads(
+            payload, parse_constant=_reject_constant, parse_float=_finite_float
+        )
     except RecursionError:
         raise JsonRpcError(
             PARSE_ERROR, "Parse error: the JSON is nested too deeply"

@@ -44,7 +44,9 @@ __all__ = [
     "JSONRPC_CONTENT_TYPE",
     "RequestHeaders",
     "ServiceParams",
+    "MAX_SSE_EVENT_CHARS",
     "SseDecoder",
+    "SseTooLarge",
     "SseEvent",
     "VERSION_HEADER",
     "agent_card_headers",
@@ -722,15 +724,28 @@ class SseEvent:
     data: str
 
 
+MAX_SSE_EVENT_CHARS = 16 * 1024 * 1024
+"""Default bound on one event-stream event (and on one unfinished line), in characters."""
+
+
+class SseTooLarge(ValueError):
+    """An event-stream event beyond the decoder's ``max_event_chars``."""
+
+
 class SseDecoder:
     """Incremental ``text/event-stream`` parser (WHATWG HTML, "Event stream").
 
     ``feed`` takes the next bytes, split anywhere (inside a UTF-8 sequence, between a
     CR and its LF), and returns the events those bytes complete. ``close`` ends the
     stream: an event without its final blank line is dropped, as the standard says.
+    An event (or an unfinished line) larger than ``max_event_chars`` raises
+    ``SseTooLarge``: a peer that never ends a line or an event cannot grow memory
+    without bound.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_event_chars: int = MAX_SSE_EVENT_CHARS) -> None:
+        self.max_event_chars = max_event_chars
+        self._size = 0  # characters of the event being read
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._bom_checked = False
         self._pending = ""
@@ -754,20 +769,28 @@ class SseDecoder:
         buffer = self._pending + text
         events: list[SseEvent] = []
         position = 0
-        for match in _LINE_END.finditer(buffer):
+        if not self._pending or "\n" in text or "\r" in text:
+            matches = _LINE_END.finditer(buffer)
+        else:
+            matches = iter(())  # the line goes on: nothing to scan again
+        for match in matches:
             event = self._line(buffer[position : match.start()])
             if event is not None:
                 events.append(event)
             position = match.end()
             self._after_cr = match.group() == "\r" and position == len(buffer)
         self._pending = buffer[position:]
+        if self._size + len(self._pending) > self.max_event_chars:
+            raise SseTooLarge(
+                f"an event-stream event longer than {self.max_event_chars} characters"
+            )
         return events
 
     def close(self) -> None:
         """End the stream: discard the unfinished line and event, if any."""
         self._utf8.reset()
         self._pending, self._after_cr = "", False
-        self._data, self._event = [], ""
+        self._data, self._event, self._size = [], "", 0
 
     def _line(self, line: str) -> SseEvent | None:
         if not line:
@@ -779,6 +802,7 @@ class SseDecoder:
             value = value[1:]
         if name == "data":
             self._data.append(value)
+            self._size += len(value) + 1
         elif name == "event":
             self._event = value
         elif name == "id" and "\0" not in value:
@@ -788,7 +812,7 @@ class SseDecoder:
 
     def _dispatch(self) -> SseEvent | None:
         data, event = self._data, self._event
-        self._data, self._event = [], ""
+        self._data, self._event, self._size = [], "", 0
         if not data:
             return None
         return SseEvent(self._last_id, event or "message", "\n".join(data))

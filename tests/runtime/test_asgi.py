@@ -1407,3 +1407,273 @@ def test_lifespan_and_other_scopes() -> None:
         "lifespan.startup.complete",
         "lifespan.shutdown.complete",
     ]
+
+
+# ------------------------------------- hostile clients and faulty handlers (issue 14)
+
+
+def _strict(data: bytes) -> Any:
+    """JSON as a strict peer reads it: UTF-8 and no bare NaN/Infinity."""
+
+    def refuse(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(data.decode("utf-8"), parse_constant=refuse)
+
+
+def test_lone_surrogates_sent_by_a_client_come_back_escaped() -> None:
+    """JSON's ``\\ud800`` escape decodes to a lone surrogate UTF-8 cannot carry: an
+    answer echoing it (a request id, a method name, a handler echoing a field) once
+    failed to encode, a 500 / an exception out of the app, instead of the answer."""
+    app = make_app()
+    unknown = run(
+        drive(
+            app,
+            "POST",
+            "/",
+            body=b'{"jsonrpc":"2.0","id":"\\ud800","method":"\\udfff"}',
+            headers=V,
+        )
+    )
+    assert unknown.status == 200
+    envelope = _strict(unknown.body)
+    assert envelope["id"] == "\ud800" and envelope["error"]["code"] == -32601
+    echoed = run(
+        drive(
+            app,
+            "POST",
+            "/",
+            body=b'{"jsonrpc":"2.0","id":1,"method":"Get","params":{"id":"\\ud800"}}',
+            headers=V,
+        )
+    )
+    assert _strict(echoed.body)["result"]["id"] == "\ud800"
+    http = run(
+        drive(app, "POST", "/message:send", body=b'{"text":"a\\ud800"}', headers=V)
+    )
+    assert http.status == 200 and _strict(http.body)["echo"]["text"] == "a\ud800"
+
+
+class OddEvents(Handler):
+    """Streams one good event, then what ``text`` names."""
+
+    async def stream(self, request: dict[str, Any], context: CallContext) -> Any:
+        text = request.get("text", "")
+
+        async def events() -> AsyncIterator[Any]:
+            yield {"n": 0}
+            if text == "nan":
+                yield {"n": float("nan")}
+            elif text == "not-a-dict":
+                yield ["n", 1]
+            elif text == "surrogate":
+                yield {"n": "\udfff"}
+            elif text == "cancelled":
+                raise asyncio.CancelledError  # e.g. awaiting a task cancelled elsewhere
+            yield {"n": 2}
+
+        return events()
+
+
+@pytest.mark.parametrize("text", ["nan", "not-a-dict"])
+def test_a_stream_event_that_is_no_json_object_ends_the_stream_with_an_error(
+    text: str,
+) -> None:
+    """A NaN went out as a bare ``NaN`` (no JSON), a list as a non-object event."""
+    app = make_app(OddEvents())
+    body = json.dumps({"text": text}).encode()
+    http = run(drive(app, "POST", "/message:stream", body=body, headers=V))
+    events = [(e.id, _strict(e.data.encode())) for e in parse_sse(http.chunks)]
+    assert events == [
+        ("0", {"n": 0}),
+        (
+            "1",
+            {"error": {"code": 500, "status": "INTERNAL", "message": "internal error"}},
+        ),
+    ]
+    rpc = run(
+        drive(app, "POST", "/", body=rpc_body("Stream", {"text": text}, 3), headers=V)
+    )
+    last = [_strict(e.data.encode()) for e in parse_sse(rpc.chunks)][-1]
+    assert last == {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "error": {"code": -32603, "message": "internal error"},
+    }
+
+
+def test_a_stream_event_with_a_lone_surrogate_is_sent_escaped() -> None:
+    app = make_app(OddEvents())
+    http = run(
+        drive(app, "POST", "/message:stream", body=b'{"text":"surrogate"}', headers=V)
+    )
+    assert [_strict(e.data.encode()) for e in parse_sse(http.chunks)] == [
+        {"n": 0},
+        {"n": "\udfff"},
+        {"n": 2},
+    ]
+
+
+class Cancelled(Handler):
+    async def send(self, request: dict[str, Any], context: CallContext) -> Any:
+        if request.get("text") == "wait":
+            self.started.set()
+            await asyncio.Event().wait()
+        loser = asyncio.ensure_future(asyncio.sleep(10))
+        loser.cancel()
+        return await loser  # CancelledError, though nobody cancelled this request
+
+
+def test_a_cancelled_error_raised_by_a_handler_is_a_handler_failure() -> None:
+    """It escaped the app: the server answered a plain-text 500 (JSON-RPC too)."""
+    app = make_app(Cancelled())
+    http = run(drive(app, "POST", "/message:send", body=b"{}", headers=V))
+    assert http.status == 500 and http.json()["error"]["status"] == "INTERNAL"
+    rpc = run(drive(app, "POST", "/", body=rpc_body("Send", {}, 4), headers=V))
+    assert rpc.status == 200 and rpc.json()["error"] == {
+        "code": -32603,
+        "message": "internal error",
+    }
+
+
+def test_a_cancelled_error_mid_stream_is_the_last_event_and_the_stream_ends() -> None:
+    """The stream used to stop without an error event or its end (more_body False)."""
+    app = make_app(OddEvents())
+    answer = run(
+        drive(app, "POST", "/message:stream", body=b'{"text":"cancelled"}', headers=V)
+    )
+    assert [_strict(e.data.encode()) for e in parse_sse(answer.chunks)] == [
+        {"n": 0},
+        {"error": {"code": 500, "status": "INTERNAL", "message": "internal error"}},
+    ]
+    assert answer.chunks[-1] == b""  # drive saw the final body message
+
+
+def test_cancelling_the_request_still_cancels_it() -> None:
+    """The handler's own CancelledError is answered; a real cancellation propagates."""
+    handler = Cancelled()
+
+    async def scenario() -> list[MutableMapping[str, Any]]:
+        sent: list[MutableMapping[str, Any]] = []
+        body = [{"type": "http.request", "body": b'{"text":"wait"}'}]
+
+        async def receive() -> dict[str, Any]:
+            if body:
+                return body.pop()
+            await asyncio.Event().wait()
+            raise AssertionError
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/message:send",
+            "raw_path": b"/message:send",
+            "query_string": b"",
+            "headers": V,
+        }
+        task = asyncio.ensure_future(make_app(handler)(scope, receive, send))
+        await handler.started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return sent
+
+    assert run(scenario()) == []
+
+
+class BadRefusals(Handler):
+    async def send(self, request: dict[str, Any], context: CallContext) -> Any:
+        raise InvalidArgument("bad", [None])  # type: ignore[list-item]
+
+    async def get(self, request: dict[str, Any], context: CallContext) -> Any:
+        raise InvalidArgument("bad", [("field", object())])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    ("path", "rpc", "params"),
+    [("/message:send", "Send", {}), ("/tasks/x", "Get", {"id": "x"})],
+)
+def test_a_refusal_that_cannot_be_written_is_a_500(
+    path: str, rpc: str, params: dict[str, Any]
+) -> None:
+    """Building the error answer itself failed: the exception left the app."""
+    app = make_app(BadRefusals())
+    verb = "POST" if rpc == "Send" else "GET"
+    body = b"{}" if rpc == "Send" else b""
+    http = run(drive(app, verb, path, body=body, headers=V))
+    assert http.status == 500 and http.json()["error"]["message"] == "internal error"
+    answer = run(drive(app, "POST", "/", body=rpc_body(rpc, params, 5), headers=V))
+    assert answer.status == 200 and answer.json()["error"]["code"] == -32603
+
+
+def test_a_handler_answering_a_read_only_mapping_is_served() -> None:
+    """``_call`` accepts any Mapping; HTTP+JSON then failed to encode it (500)."""
+    from types import MappingProxyType
+
+    class Proxy(Handler):
+        async def get(self, request: dict[str, Any], context: CallContext) -> Any:
+            return MappingProxyType({"id": request["id"]})
+
+    answer = run(drive(make_app(Proxy()), "GET", "/tasks/x", headers=V))
+    assert answer.status == 200 and answer.json() == {"id": "x"}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        rpc_body("Send", {}, 6),  # the handler raises CancelledError
+        b'{"jsonrpc":"2.0","id":6,"method":"\\ud800"}',  # echoed in -32601's message
+    ],
+)
+def test_under_uvicorn_jsonrpc_failures_stay_jsonrpc_answers(body: bytes) -> None:
+    """Before the fixes both left the app and uvicorn answered ``500 text/plain``."""
+    import httpx
+
+    from ..servers import running
+
+    with running(make_app(Cancelled())) as base:
+        answer = httpx.post(
+            base + "/", content=body, headers={"A2A-Version": "1.0"}, timeout=10
+        )
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "application/json"
+    envelope = _strict(answer.content)
+    assert envelope["id"] == 6 and envelope["error"]["code"] in (-32603, -32601)
+
+
+@pytest.mark.parametrize("path", ["/message:send", "/"])
+def test_keyboard_interrupt_from_a_handler_is_not_swallowed(path: str) -> None:
+    """Only Exceptions and a handler's own CancelledError are answered."""
+
+    class Interrupted(Handler):
+        async def send(self, request: dict[str, Any], context: CallContext) -> Any:
+            raise KeyboardInterrupt
+
+    body = b"{}" if path != "/" else rpc_body("Send", {})
+    with pytest.raises(KeyboardInterrupt):
+        run(drive(make_app(Interrupted()), "POST", path, body=body, headers=V))
+
+
+def test_cancelling_a_jsonrpc_request_still_cancels_it() -> None:
+    handler = Cancelled()
+
+    async def scenario() -> None:
+        body = [{"type": "http.request", "body": rpc_body("Send", {"text": "wait"})}]
+
+        async def receive() -> dict[str, Any]:
+            return body.pop()
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            raise AssertionError(f"nothing is sent for a cancelled request: {message}")
+
+        scope = {"type": "http", "method": "POST", "path": "/", "headers": V}
+        task = asyncio.ensure_future(make_app(handler)(scope, receive, send))
+        await handler.started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    run(scenario())

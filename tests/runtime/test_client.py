@@ -329,3 +329,73 @@ def test_read_jsonrpc_stream_async(client: ClientBinding) -> None:
 )
 def test_is_event_stream(headers: Iterable[Any], expected: bool) -> None:
     assert is_event_stream(headers) is expected
+
+
+# ----------------------------------------------- hostile servers, odd requests (issue 14)
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+@pytest.mark.parametrize("binding", ["http+json", "jsonrpc"])
+@pytest.mark.parametrize("status", [200, 500])
+def test_a_deeply_nested_answer_is_a_response_error(
+    client: ClientBinding, binding: Any, status: int
+) -> None:
+    """json.loads raises RecursionError, which left read_response as is."""
+    with pytest.raises(ResponseError, match="not JSON"):
+        client.read_response("GetTask", status, [], DEEP, binding=binding)
+
+
+@pytest.mark.parametrize("binding", ["http+json", "jsonrpc"])
+def test_a_deeply_nested_event_is_a_response_error(
+    client: ClientBinding, binding: Any
+) -> None:
+    stream = client.read_stream(
+        "SendStreamingMessage", [b"data: " + DEEP + b"\n\n"], binding=binding
+    )
+    with pytest.raises(ResponseError, match="not JSON"):
+        list(stream)
+
+
+def test_a_jsonrpc_error_whose_code_is_a_boolean_is_malformed(
+    client: ClientBinding,
+) -> None:
+    body = b'{"jsonrpc":"2.0","id":1,"error":{"code":true,"message":"x"}}'
+    with pytest.raises(ResponseError, match="malformed JSON-RPC error"):
+        client.read_response("GetTask", 200, [], body, binding="jsonrpc")
+
+
+@pytest.mark.parametrize("binding", ["http+json", "jsonrpc"])
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_request_json_cannot_carry_is_refused_before_sending(
+    client: ClientBinding, binding: Any, value: float
+) -> None:
+    """A NaN went out as a bare ``NaN``, which no JSON parser (nor our server) reads."""
+    request = {"id": "t", "metadata": {"score": value}}
+    with pytest.raises(ValueError, match="CancelTask: the request is not JSON"):
+        client.prepare("CancelTask", request, base_url=BASE, binding=binding)
+
+
+def test_a_stream_that_never_ends_its_line_is_a_response_error(
+    client: ClientBinding, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codegen.runtime import _protocol
+
+    monkeypatch.setattr(_protocol, "MAX_SSE_EVENT_CHARS", 1000)
+    monkeypatch.setattr(
+        _protocol.SseDecoder.__init__, "__kwdefaults__", {"max_event_chars": 1000}
+    )
+    endless = (b"data: " + b"x" * 100 for _ in range(100))
+    with pytest.raises(ResponseError, match="longer than 1000"):
+        list(client.read_stream("SubscribeToTask", endless))
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for _ in range(100):
+            yield b"data: " + b"y" * 100
+
+    async def read() -> None:
+        async for _ in client.aread_stream("SubscribeToTask", chunks()):
+            pass
+
+    with pytest.raises(ResponseError, match="longer than 1000"):
+        asyncio.run(read())

@@ -284,3 +284,13 @@ def test_parse_request_matches_the_order_of_checks(
             BINDING.parse_request(payload, tenant=tenant)
         assert caught.value.code == expected
         assert caught.value.id == (request_id if id_ok else None)
+
+
+@pytest.mark.parametrize("number", ["1e999", "-1e999"])
+def test_a_number_beyond_a_double_is_a_parse_error(number: str) -> None:
+    from codegen.runtime._jsonrpc import JsonRpcError, decode_json
+
+    with pytest.raises(JsonRpcError) as raised:
+        decode_json('{"jsonrpc": "2.0", "id": 1, "params": {"x": ' + number + "}}")
+    assert raised.value.code == -32700 and "beyond a double" in raised.value.message
+    assert decode_json("[1e308, 2.5]") == [1e308, 2.5]

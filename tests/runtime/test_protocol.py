@@ -1022,3 +1022,26 @@ def test_parser_reads_sse_starlette_frames(
         for event_id, event, data in events
     )
     assert _parse(*_split(stream, cuts)) == _expected(events)
+
+
+def test_an_event_or_line_beyond_the_bound_is_refused() -> None:
+    """A peer that never ends a line, or never ends an event, cannot grow memory."""
+    decoder = p.SseDecoder(max_event_chars=100)
+    assert decoder.feed(b"data: " + b"x" * 50 + b"\n\n")[0].data == "x" * 50
+    with pytest.raises(p.SseTooLarge):
+        for _ in range(20):
+            decoder.feed(b"y" * 10)  # one line that never ends
+    decoder = p.SseDecoder(max_event_chars=100)
+    with pytest.raises(p.SseTooLarge):
+        for _ in range(20):
+            decoder.feed(b"data: zzzzzzzz\n")  # one event that never ends
+    assert p.MAX_SSE_EVENT_CHARS >= 1024 * 1024
+
+
+def test_a_long_line_in_many_chunks_is_read_once() -> None:
+    decoder = p.SseDecoder()
+    for _ in range(2000):
+        assert decoder.feed(b"a" * 100) == []
+    events = decoder.feed(b"\n\n")
+    assert events == []  # a line without a field name "aaaa..." is a field named so
+    assert decoder.feed(b"data: " + b"b" * 100_000 + b"\n\n")[0].data == "b" * 100_000
