@@ -13,7 +13,7 @@ import keyword
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import black
@@ -24,7 +24,7 @@ from black.parsing import InvalidInput
 from .gate import GateError, check_module
 from .model import BindingFile
 from .openapi import openapi_document
-from .views import snake_case, views
+from .views import views
 
 __all__ = [
     "RenderError",
@@ -88,44 +88,9 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["py"] = _python_literal
     env.filters["docstring"] = _docstring
-    env.filters["tuple_"] = tuple
-    env.filters["snake"] = snake_case
     env.filters["comment"] = _comment
-    env.filters["tuple_of"] = _tuple_of
-    env.filters["frozenset_of"] = _frozenset_of
     env.tests["identifier"] = _is_identifier
     return env
-
-
-def _tuple_of(
-    items: Sequence[str], indent: int, trailer: str = ",", start: int | None = None
-) -> str:
-    """Rendered items as a tuple the way black writes it, so black has nothing to change:
-    on one line when that fits in the line length, else one item a line with a trailing
-    comma. ``indent`` is the indentation of the line, ``start`` the column the tuple
-    starts at (the indentation by default), ``trailer`` what follows it."""
-    inline = f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
-    if (indent if start is None else start) + len(inline) + len(
-        trailer
-    ) <= _LINE_LENGTH:
-        return inline
-    pad = " " * (indent + 4)
-    return "(\n" + "".join(f"{pad}{item},\n" for item in items) + " " * indent + ")"
-
-
-def _frozenset_of(items: Sequence[str], column: int) -> str:
-    """``frozenset({...})`` of rendered items as black writes it in a module-level
-    assignment whose value starts at ``column``."""
-    if not items:
-        return "frozenset()"
-    inline = "frozenset({" + ", ".join(items) + "})"
-    if column + len(inline) <= _LINE_LENGTH:
-        return inline
-    return (
-        "frozenset(\n    {\n"
-        + "".join(f"        {item},\n" for item in items)
-        + "    }\n)"
-    )
 
 
 def _is_identifier(text: str) -> bool:

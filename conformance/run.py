@@ -229,7 +229,7 @@ def main() -> int:
         server.terminate()
         server.wait(10)
     print(
-        f"\n| category | binding | passed | failed | skipped |\n|---|---|---|---|---|"
+        "\n| category | binding | passed | failed | skipped |\n|---|---|---|---|---|"
     )
     for category, transport, counts in rows:
         print(

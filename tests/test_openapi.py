@@ -42,7 +42,7 @@ from schemathesis.specs.openapi.checks import (
 
 from codegen.inputs import request_from_module
 from codegen.model import BindingFile, Field, Method, build_files
-from codegen.openapi import openapi_document, openapi_object
+from codegen.openapi import openapi_document
 from codegen.options import Options
 
 from .conftest import GENERATED, PROTO, ROOT, SPEC_TAGS, compile_request, spec_proto

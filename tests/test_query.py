@@ -6,7 +6,6 @@ import importlib
 import math
 import subprocess
 import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 

@@ -6,7 +6,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from .conftest import PROTO

@@ -12,7 +12,6 @@ from .naming import (
     SCALAR_PYTHON_TYPES,
     WELL_KNOWN_TYPES,
     WKT_PYTHON_TYPES,
-    query_codec,
 )
 
 
@@ -376,30 +375,6 @@ class BindingFile:
         return SCALAR_PYTHON_TYPES[field.kind]
 
     @property
-    def value_codecs(self) -> tuple[str, ...]:
-        """Every query codec used by a query parameter or a typed path field, sorted."""
-        codecs = {p.codec for m in self.methods for p in m.query}
-        for route in self.routes:
-            binding = route.binding
-            for path_field in binding.path_fields:
-                codec = query_codec(path_field.field)
-                if codec is not None:
-                    codecs.add(codec)
-        return tuple(sorted(codecs))
-
-    @property
-    def typed_path_fields(self) -> tuple[tuple[Binding, PathField, str], ...]:
-        """Path fields whose value is not a plain string, with their query codec."""
-        found = []
-        for route in self.routes:
-            binding = route.binding
-            for path_field in binding.path_fields:
-                codec = query_codec(path_field.field)
-                if codec not in (None, "string"):
-                    found.append((binding, path_field, codec or ""))
-        return tuple(found)
-
-    @property
     def query_enums(self) -> tuple[Enum, ...]:
         """Enums read from a query or a path, sorted by full name."""
         found = {
@@ -458,13 +433,6 @@ class BindingFile:
         return frozenset(checked)
 
     @property
-    def custom_verbs(self) -> tuple[str, ...]:
-        """Every custom verb some route has, sorted."""
-        return tuple(
-            sorted({b.template.verb for b in self.bindings if b.template.verb})
-        )
-
-    @property
     def has_tenant_routes(self) -> bool:
         """True when some route is a ``/{tenant}`` variant."""
         return any(b.tenant for b in self.bindings)
@@ -484,11 +452,6 @@ class BindingFile:
         """The most segments a path can have and still match (without ``**``); the root
         path ``/`` counts as one."""
         return max([1] + [len(b.template.segments) for b in self.bindings])
-
-    @property
-    def has_nested_path_fields(self) -> bool:
-        """True when some path variable names a field inside a nested message."""
-        return any(len(pf.json_path) > 1 for b in self.bindings for pf in b.path_fields)
 
     def enum(self, full_name: str) -> Enum:
         """The reachable enum with this full name."""
