@@ -21,6 +21,18 @@ path, envelope = jsonrpc.request("CancelTask", {"id": "x"}, 1)
 import httpx  # HttpRequest.query passes as httpx's params as it is
 
 httpx.Request(built.verb, "http://agent" + built.path, params=built.query)
+
+# Code that holds the rpc name in a variable dispatches with dynamic=True, no ignore.
+from typing import Any
+
+from a2a_binding import client
+
+
+def dispatch(rpc: routes.RpcName, request: dict[str, Any]) -> None:
+    routes.build(rpc, request, dynamic=True)
+    jsonrpc.request(rpc, request, 1, dynamic=True)
+    query.decode(rpc, "", dynamic=True)
+    client.prepare(rpc, request, base_url="http://agent", dynamic=True)
 '''
 
 BAD = '''
@@ -35,6 +47,10 @@ jsonrpc.request("GetTask", {"taskId": "x"}, 1)
 request: messages.GetTaskRequest = {"taskId": "x"}
 routes.build("GetTask", {})
 message: messages.Message = {"messageId": "m", "parts": [{"text": "hi"}]}
+from a2a_binding import client
+client.prepare("GetTask", {"taskId": "x"}, base_url="http://agent")
+def dispatch(rpc: routes.RpcName) -> None:
+    routes.build(rpc, {})
 '''
 
 
@@ -59,7 +75,9 @@ def test_mypy_rejects_wrong_requests(tmp_path: Path) -> None:
     assert result.returncode == 1
     out = result.stdout
     lines = {int(line.split(":")[1]) for line in out.splitlines() if ": error:" in line}
-    assert lines == {4, 5, 6, 8, 9, 10, 11, 12}, out
+    # 14: a literal rpc with a wrong request fails in client.prepare too; 16: a variable
+    # rpc name needs dynamic=True.
+    assert lines == {4, 5, 6, 8, 9, 10, 11, 12, 14, 16}, out
     assert '4: error: No overload variant of "build" matches argument types "str", "dict[str, str]"' in out
     assert '9: error: No overload variant of "request" matches' in out
     assert '8: error: Incompatible types in assignment (expression has type "int", variable has type "str")' in out

@@ -360,6 +360,7 @@ def request(
 ) -> tuple[str, dict[str, Any]]: ...
 
 
+@overload
 def request(
     method: str,
     params: Mapping[str, Any],
@@ -368,10 +369,25 @@ def request(
     tenant: str | None = None,
     tenant_in_path: bool = False,
     base: str = "/",
+    dynamic: Literal[True],
+) -> tuple[str, dict[str, Any]]: ...
+
+
+def request(
+    method: str,
+    params: Mapping[str, Any],
+    id: RequestId,
+    *,
+    tenant: str | None = None,
+    tenant_in_path: bool = False,
+    base: str = "/",
+    dynamic: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """The endpoint path and request envelope a client sends. A tenant travels in the
     params' ``tenant`` (the spec's way) or, with ``tenant_in_path``, as the
-    endpoint's last segment (``POST /{tenant}``, as the Java SDK serves it)."""
+    endpoint's last segment (``POST /{tenant}``, as the Java SDK serves it).    ``dynamic=True`` is for code that holds the method name in a variable: mypy then
+    takes the params as any mapping (the checks at run time are the same)."""
+    del dynamic  # for type checkers only
     return _BINDING.request(
         method,
         params,

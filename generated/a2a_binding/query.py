@@ -295,18 +295,31 @@ def decode(
 ) -> DeleteTaskPushNotificationConfigQuery: ...
 
 
+@overload
 def decode(
     rpc: str,
     query: QueryInput,
     *,
     unknown: Unknown = "ignore",
     max_pairs: int = MAX_QUERY_PAIRS,
+    dynamic: Literal[True],
+) -> Mapping[str, Any]: ...
+
+
+def decode(
+    rpc: str,
+    query: QueryInput,
+    *,
+    unknown: Unknown = "ignore",
+    max_pairs: int = MAX_QUERY_PAIRS,
+    dynamic: bool = False,
 ) -> Mapping[str, Any]:
     """Decode the query string of ``rpc`` into a ProtoJSON dict (see the module doc).
 
     ``unknown="reject"`` makes a parameter that names no field an error; by default it is
-    ignored. Raises ``QueryError`` for every bad value.
-    """
+    ignored. Raises ``QueryError`` for every bad value.    ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then
+    takes any rpc name (the checks at run time are the same)."""
+    del dynamic  # for type checkers only
     return CODECS.decode(rpc, query, unknown=unknown, max_pairs=max_pairs)
 
 
@@ -359,10 +372,20 @@ def encode(
 ) -> list[tuple[str, str]]: ...
 
 
-def encode(rpc: str, request: Mapping[str, Any]) -> list[tuple[str, str]]:
+@overload
+def encode(
+    rpc: str, request: Mapping[str, Any], *, dynamic: Literal[True]
+) -> list[tuple[str, str]]: ...
+
+
+def encode(
+    rpc: str, request: Mapping[str, Any], *, dynamic: bool = False
+) -> list[tuple[str, str]]:
     """The query pairs for ``request`` (decoded text, json names, field order, repeated
     fields as repeated keys). Raises ``QueryError`` for a key that is no query parameter
-    or a value that is not valid for its field."""
+    or a value that is not valid for its field.    ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then
+    takes the request as any mapping (the checks at run time are the same)."""
+    del dynamic  # for type checkers only
     return CODECS.encode(rpc, request)
 
 

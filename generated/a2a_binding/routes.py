@@ -926,8 +926,22 @@ def build(
 ) -> HttpRequest: ...
 
 
+@overload
 def build(
-    rpc: str, request: Mapping[str, Any], *, tenant: str | None = None
+    rpc: str,
+    request: Mapping[str, Any],
+    *,
+    tenant: str | None = None,
+    dynamic: Literal[True],
+) -> HttpRequest: ...
+
+
+def build(
+    rpc: str,
+    request: Mapping[str, Any],
+    *,
+    tenant: str | None = None,
+    dynamic: bool = False,
 ) -> HttpRequest:
     """The HTTP request a client sends for ``rpc`` with ``request`` (a ProtoJSON dict).
 
@@ -936,8 +950,9 @@ def build(
     rest goes to the query string. The ``/{tenant}`` variant is used when
     ``tenant`` is given or the request's ``tenant`` is set.
     Raises ``ValueError`` naming the field when a path field is missing or empty, or
-    when the path would route to a different rpc.
-    """
+    when the path would route to a different rpc. ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then takes
+    the request as any mapping (the checks at run time are the same)."""
+    del dynamic  # for type checkers only
     return _TABLE.build(rpc, request, tenant=tenant)
 
 
