@@ -30,6 +30,7 @@ from .model import (
     QueryParam,
     Service,
 )
+from .model.naming import WRAPPERS
 
 __all__ = ["OPENAPI_VERSION", "openapi_document", "openapi_object"]
 
@@ -131,19 +132,6 @@ _UINT32_KINDS = frozenset({"uint32", "fixed32"})
 _INT64_KINDS = frozenset({"int64", "sint64", "sfixed64"})
 _UINT64_KINDS = frozenset({"uint64", "fixed64"})
 
-# The google.protobuf wrappers: the kind of the value they box.
-_WRAPPERS = {
-    "google.protobuf.DoubleValue": "double",
-    "google.protobuf.FloatValue": "float",
-    "google.protobuf.Int64Value": "int64",
-    "google.protobuf.UInt64Value": "uint64",
-    "google.protobuf.Int32Value": "int32",
-    "google.protobuf.UInt32Value": "uint32",
-    "google.protobuf.BoolValue": "bool",
-    "google.protobuf.StringValue": "string",
-    "google.protobuf.BytesValue": "bytes",
-}
-
 # Query codecs (QueryParam.codec) that read a scalar kind, and the rest by their WKT.
 _CODEC_KINDS = {
     "int32": "int32",
@@ -206,8 +194,8 @@ def _scalar_schema(kind: str) -> JSON:
 
 def _well_known_schema(full_name: str) -> JSON:
     """The JSON form ProtoJSON gives a google.protobuf type."""
-    if full_name in _WRAPPERS:
-        boxed = _scalar_schema(_WRAPPERS[full_name])
+    if full_name in WRAPPERS:
+        boxed = _scalar_schema(WRAPPERS[full_name])
         # A wrapper is its value, or null for "not set".
         if "anyOf" in boxed:
             return {"anyOf": boxed["anyOf"] + [{"type": "null"}]}

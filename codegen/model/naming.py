@@ -55,10 +55,9 @@ _SCALAR_CODECS = {
     "fixed64": "uint64",
     "enum": "enum",
 }
-_MESSAGE_CODECS = {
-    "google.protobuf.Timestamp": "timestamp",
-    "google.protobuf.Duration": "duration",
-    "google.protobuf.FieldMask": "field_mask",
+# The google.protobuf wrappers, each with the kind of the value it boxes (ProtoJSON
+# writes a wrapper as that value).
+WRAPPERS = {
     "google.protobuf.DoubleValue": "double",
     "google.protobuf.FloatValue": "float",
     "google.protobuf.Int64Value": "int64",
@@ -68,6 +67,12 @@ _MESSAGE_CODECS = {
     "google.protobuf.BoolValue": "bool",
     "google.protobuf.StringValue": "string",
     "google.protobuf.BytesValue": "bytes",
+}
+_MESSAGE_CODECS = {
+    "google.protobuf.Timestamp": "timestamp",
+    "google.protobuf.Duration": "duration",
+    "google.protobuf.FieldMask": "field_mask",
+    **WRAPPERS,
 }
 # Python annotations of ProtoJSON values: 64-bit integers are strings, and so are the
 # non-finite floats ("NaN", "Infinity", "-Infinity").
