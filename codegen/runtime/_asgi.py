@@ -211,6 +211,14 @@ _HOST = re.compile(r"(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+def _first_header(scope: Scope, name: bytes) -> bytes | None:
+    """The first value of the request header ``name`` (lower case), if any."""
+    for key, value in scope.get("headers") or []:
+        if bytes(key).lower() == name:
+            return bytes(value)
+    return None
+
+
 def base_url(scope: Scope) -> str:
     """Where the client reached the application: scheme, host and port, then the
     percent-encoded ``root_path``, without a trailing slash.
@@ -222,11 +230,8 @@ def base_url(scope: Scope) -> str:
     scheme = scope.get("scheme") or "http"
     if scheme not in _DEFAULT_PORTS:
         scheme = "http"
-    host = ""
-    for key, value in scope.get("headers") or []:
-        if bytes(key).lower() == b"host":
-            host = bytes(value).decode("latin-1")
-            break
+    found = _first_header(scope, b"host")
+    host = found.decode("latin-1") if found is not None else ""
     if not _HOST.fullmatch(host):
         server = scope.get("server")
         if server and server[1] is not None:
@@ -589,13 +594,13 @@ class A2AApplication:
     async def _read_body(self, scope: Scope, receive: Receive) -> bytes | None:
         """The whole body; None when it is larger than ``max_body_bytes``."""
         limit = self.max_body_bytes
-        for key, value in scope.get("headers") or []:
-            if bytes(key).lower() == b"content-length":
-                try:
-                    if int(value) > limit:
-                        return None
-                except ValueError:
-                    pass  # the server refuses a bad Content-Length before we see it
+        length = _first_header(scope, b"content-length")
+        if length is not None:
+            try:
+                if int(length) > limit:
+                    return None
+            except ValueError:
+                pass  # the server refuses a bad Content-Length before we see it
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -652,16 +657,16 @@ class A2AApplication:
     ) -> None:
         if not body:
             return  # a body-less request is never refused for its Content-Type
-        for key, value in scope.get("headers") or []:
-            if bytes(key).lower() == b"content-type":
-                found = media_type(bytes(value))
-                if found not in accepted:
-                    raise A2AError(
-                        "ContentTypeNotSupportedError",
-                        f"Content-Type {found!r} is not supported here "
-                        f"(accepted: {', '.join(sorted(accepted))})",
-                    )
-                return
+        value = _first_header(scope, b"content-type")
+        if value is None:
+            return
+        found = media_type(value)
+        if found not in accepted:
+            raise A2AError(
+                "ContentTypeNotSupportedError",
+                f"Content-Type {found!r} is not supported here "
+                f"(accepted: {', '.join(sorted(accepted))})",
+            )
 
     def _internal(self, exc: BaseException, where: str) -> str:
         log.error("%s failed", where, exc_info=exc)
