@@ -9,7 +9,6 @@ from __future__ import annotations
 import concurrent.futures
 import ctypes
 import functools
-import keyword
 import os
 import signal
 import sys
@@ -89,12 +88,7 @@ def _environment() -> jinja2.Environment:
     env.filters["py"] = _python_literal
     env.filters["docstring"] = _docstring
     env.filters["comment"] = _comment
-    env.tests["identifier"] = _is_identifier
     return env
-
-
-def _is_identifier(text: str) -> bool:
-    return text.isidentifier() and not keyword.iskeyword(text)
 
 
 def _python_literal(value: object) -> str:

@@ -405,7 +405,14 @@ class BindingFile:
 
     def method_routes(self, method: Method) -> tuple[Route, ...]:
         """The routes of one rpc, in table order."""
-        return tuple(route for route in self.routes if route.method.name == method.name)
+        return self._routes_by_rpc.get(method.name, ())
+
+    @functools.cached_property
+    def _routes_by_rpc(self) -> dict[str, tuple[Route, ...]]:
+        grouped: dict[str, list[Route]] = {}
+        for route in self.routes:
+            grouped.setdefault(route.method.name, []).append(route)
+        return {name: tuple(routes) for name, routes in grouped.items()}
 
     def client_routes(self, method: Method) -> tuple[Route, ...]:
         """The route a client sends for an rpc (a generated alias when there is one:
