@@ -1,4 +1,6 @@
-"""Templates in, formatted Python out: jinja2 with StrictUndefined, then black.
+"""Templates in, formatted Python out: jinja2 with StrictUndefined, then black's layout
+(``layout``, which splits long lines as black does; black itself only for a module with a
+line ``layout`` leaves to it).
 
 Templates see only the model (``codegen.model``). Output is byte-for-byte deterministic:
 inputs are iterated in model order (sorted or declaration order), nothing reads the clock.
@@ -6,30 +8,22 @@ inputs are iterated in model order (sorted or declaration order), nothing reads 
 
 from __future__ import annotations
 
-import concurrent.futures
-import ctypes
 import functools
-import os
-import signal
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
-import black
 import jinja2
-from black.mode import Mode, TargetVersion
-from black.parsing import InvalidInput
 
 from .gate import GateError, check_module
+from .layout import LINE_LENGTH, Unformattable, layout
 from .model import BindingFile
 from .openapi import openapi_document
-from .views import views
+from .views import Call, Item, views
 
 __all__ = [
     "RenderError",
     "render_file",
     "render_sources",
-    "format_sources",
+    "format_source",
     "template_dir",
     "runtime_dir",
     "runtime_modules",
@@ -43,17 +37,10 @@ MODULES = ("__init__.py", "routes.py", "query.py", "jsonrpc.py", "messages.py")
 RUNTIME = ("_query.py", "_paths.py", "_jsonrpc.py", "_required.py")
 A2A_RUNTIME = ("_protocol.py", "_asgi.py", "_client.py")
 
-_LINE_LENGTH = 88
-_BLACK_MODE = Mode(
-    target_versions={TargetVersion.PY310},
-    line_length=_LINE_LENGTH,
-    magic_trailing_comma=True,
-)
-
 
 class RenderError(RuntimeError):
-    """A template that failed to render or produced code black cannot parse: a generator
-    bug, never an input problem. The message names the template."""
+    """A template that failed to render or produced code that does not parse: a
+    generator bug, never an input problem. The message names the template."""
 
 
 def runtime_dir() -> Path:
@@ -92,7 +79,12 @@ def _environment() -> jinja2.Environment:
 
 
 def _python_literal(value: object) -> str:
-    """A Python literal for a str, int, bool, None or a tuple of those."""
+    """A Python literal for a str, int, bool, None or a tuple of those; a ``Call`` or an
+    ``Item`` of the views as the expression it stands for."""
+    if isinstance(value, Call):
+        return f"{value.name}({', '.join(map(_python_literal, value.args))})"
+    if isinstance(value, Item):
+        return f"{value.table}[{value.position:d}]"
     if isinstance(value, tuple):
         inner = ", ".join(_python_literal(item) for item in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
@@ -104,17 +96,20 @@ def _python_literal(value: object) -> str:
 
 
 def _string_literal(text: str) -> str:
-    """A double-quoted literal that is printable ASCII whatever ``text`` holds: quotes
-    and backslashes escaped, everything outside ``" "..."~"`` as an escape sequence."""
+    """A quoted literal that is printable ASCII whatever ``text`` holds: the quote and
+    backslashes escaped, everything outside ``" "..."~"`` as an escape sequence. Double
+    quotes unless single ones need fewer escapes (black's choice, so black leaves it).
+    """
+    quote = "'" if text.count('"') > text.count("'") else '"'
     out = []
     for char in text:
-        if char == "\\" or char == '"':
+        if char == "\\" or char == quote:
             out.append("\\" + char)
         elif " " <= char <= "~":
             out.append(char)
         else:
             out.append(char.encode("unicode_escape").decode("ascii"))
-    return '"' + "".join(out) + '"'
+    return quote + "".join(out) + quote
 
 
 def _comment(text: str) -> str:
@@ -128,12 +123,13 @@ def _comment(text: str) -> str:
     )
 
 
-def _docstring(text: str, indent: int = 0) -> str:
+def _docstring(text: str, indent: int = 0, closes: bool = True) -> str:
     """Text made safe inside a ``\"\"\"`` docstring at ``indent``: backslashes doubled,
     every quote that could close the string escaped, and characters Python would not
     keep as they are in source (NUL, CR, the Unicode line separators, other control
     characters) written as escapes, so the docstring holds the text and nothing can end
-    it early. Lines are indented as black indents them."""
+    it early. Lines are indented as black indents them. ``closes`` says the closing
+    quotes follow the text at once (a last quote is then padded, as black pads it)."""
     out: list[str] = []
     quotes = 0  # unescaped quotes just written: a third would close the string
     for char in text.replace("\r\n", "\n"):
@@ -159,25 +155,39 @@ def _docstring(text: str, indent: int = 0) -> str:
     while lines and not lines[-1]:
         lines.pop()
     if lines and lines[-1].endswith('"'):
-        head = lines[-1][:-1]
-        if (len(head) - len(head.rstrip("\\"))) % 2 == 0:  # the quote is not escaped
-            lines[-1] = head + '\\"'  # it would run into the closing quotes
+        if closes:  # black's padding: the quote would run into the closing ones
+            lines[-1] += " "
+        else:  # more text follows on the next line: the quote is escaped instead
+            head = lines[-1][:-1]
+            if (len(head) - len(head.rstrip("\\"))) % 2 == 0:  # not escaped yet
+                lines[-1] = head + '\\"'
     body = "\n".join(lines).lstrip()
-    if len(lines) > 1 and len(lines[-1]) + 3 > _LINE_LENGTH:
+    if body.startswith('"'):
+        body = " " + body
+    if len(lines) > 1 and len(lines[-1]) + 3 > LINE_LENGTH:
         body += "\n" + pad
     return body
 
 
-# Above this many lines, the modules are formatted in parallel processes.
-_PARALLEL_LINES = 20_000
+def _black(source: str) -> str:
+    """Black itself over one module, for a line ``layout`` leaves to it."""
+    import black  # only here: generation of ordinary protos never needs it
+    from black.mode import Mode, TargetVersion
+    from black.parsing import InvalidInput
 
-
-def _format(source: str) -> str:
-    return black.format_str(source, mode=_BLACK_MODE)
+    mode = Mode(
+        target_versions={TargetVersion.PY310},
+        line_length=LINE_LENGTH,
+        magic_trailing_comma=True,
+    )
+    try:
+        return black.format_str(source, mode=mode)
+    except InvalidInput as exc:
+        raise RenderError(f"invalid Python: {exc}") from exc
 
 
 def render_sources(binding_file: BindingFile) -> dict[str, str]:
-    """Every module's source as the templates write it, before black."""
+    """Every module's source as the templates write it, before ``layout``."""
     env = _environment()
     sources: dict[str, str] = {}
     for module, view in views(binding_file).items():
@@ -189,72 +199,23 @@ def render_sources(binding_file: BindingFile) -> dict[str, str]:
     return sources
 
 
-def format_sources(sources: dict[str, str]) -> dict[str, str]:
-    """Black over every module. The templates already write black's layout, so this is
-    one pass that changes nothing; big outputs are formatted in parallel processes."""
-    workers = min(len(sources), os.cpu_count() or 1)
-    parallel = (
-        workers > 1 and sum(s.count("\n") for s in sources.values()) > _PARALLEL_LINES
-    )
-    formatted: dict[str, str] = {}
-    with (
-        concurrent.futures.ProcessPoolExecutor(
-            workers, initializer=_die_with_parent, initargs=(os.getpid(),)
-        )
-        if parallel
-        else _Inline()
-    ) as pool:
-        jobs = {
-            module: pool.submit(_format, source) for module, source in sources.items()
-        }
-        for module, job in jobs.items():
-            try:
-                formatted[module] = job.result()
-            except InvalidInput as exc:
-                raise RenderError(
-                    f"template {module}.j2 produced invalid Python: {exc}"
-                ) from exc
-    return formatted
-
-
-def _die_with_parent(parent: int) -> None:
-    """In a formatting worker: end when the generator process ends, even when it is
-    killed (a timeout, Ctrl-C), instead of running on as an orphan. Linux only."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            return  # no prctl: the worker still ends when its work queue closes
-        if os.getppid() != parent:  # the parent died before prctl took effect
-            os._exit(1)
-
-
-class _Inline:
-    """A stand-in executor that runs each job at once, in this process."""
-
-    def __enter__(self) -> _Inline:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def submit(
-        self, function: Callable[[str], str], source: str
-    ) -> concurrent.futures.Future[str]:
-        future: concurrent.futures.Future[str] = concurrent.futures.Future()
-        try:
-            future.set_result(function(source))
-        except (
-            Exception
-        ) as exc:  # handed to the caller through the future, as a pool would
-            future.set_exception(exc)
-        return future
+def format_source(source: str) -> str:
+    """One module in black's layout: ``layout`` splits the long lines as black does,
+    and black itself formats a module holding a line ``layout`` does not decide."""
+    try:
+        return layout(source)
+    except Unformattable:
+        return _black(source)
 
 
 def render_file(binding_file: BindingFile) -> dict[str, str]:
     """Every module of one output package, by file name relative to the package."""
-    rendered = format_sources(render_sources(binding_file))
+    rendered = {}
+    for module, source in render_sources(binding_file).items():
+        try:
+            rendered[module] = format_source(source)
+        except RenderError as exc:
+            raise RenderError(f"template {module}.j2 produced {exc}") from exc
     for module, source in rendered.items():
         try:
             check_module(module, source)

@@ -11,14 +11,17 @@ import functools
 import keyword
 import unicodedata
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .model import Binding, BindingFile, Field, Method, QueryParam, query_codec
 from .model.naming import snake_case
 
 __all__ = [
+    "Call",
     "CaptureView",
     "ClientRouteView",
     "FileView",
+    "Item",
     "JsonRpcView",
     "MessagesView",
     "QueryView",
@@ -79,6 +82,23 @@ class FileView:
         return "messages." + self.file.python_name(method.request.full_name)
 
 
+class Call(NamedTuple):
+    """``name(*args)`` as the ``py`` filter prints it: ``name`` is a class of the
+    runtime (fixed text), ``args`` are literals. Tables hold these so a template prints
+    a whole entry as one expression."""
+
+    name: str
+    args: tuple[object, ...]
+
+
+class Item(NamedTuple):
+    """``table[index]`` as the ``py`` filter prints it: a row of a table the module
+    defines (``table`` is fixed text)."""
+
+    table: str
+    position: int
+
+
 @dataclass(frozen=True)
 class CaptureView:
     """One path field of a route as the server captures it."""
@@ -109,6 +129,18 @@ class RouteView:
     def custom_verb(self) -> str:
         return self.binding.template.verb or ""
 
+    @property
+    def capture_calls(self) -> tuple[Call, ...]:
+        """The ``Capture`` rows of the route's pattern."""
+        return tuple(
+            Call(
+                "Capture",
+                (c.field, c.start, c.end, c.single_segment)
+                + ((c.codec, c.enum) if c.codec else ()),
+            )
+            for c in self.captures
+        )
+
 
 @dataclass(frozen=True)
 class ClientRouteView:
@@ -117,6 +149,15 @@ class ClientRouteView:
     index: int
     pieces: tuple[str | tuple[str, tuple[str, ...], bool], ...]
     recheck: bool
+
+    @property
+    def call(self) -> Call:
+        """The ``ClientRoute`` row: raw text as a string, a field as a ``ClientPiece``."""
+        pieces = tuple(
+            piece if isinstance(piece, str) else Call("ClientPiece", piece)
+            for piece in self.pieces
+        )
+        return Call("ClientRoute", (self.index, pieces, self.recheck))
 
 
 def _path_codec(field: Field) -> tuple[str, str]:
@@ -176,7 +217,7 @@ class RoutesView(FileView):
         return 256 if self.file.has_deep_wildcards else self.file.max_path_segments
 
     @property
-    def client_routes(self) -> tuple[tuple[str, tuple[ClientRouteView, ...]], ...]:
+    def client_routes(self) -> tuple[tuple[str, tuple[Call, ...]], ...]:
         """Per rpc: the route a client sends, then its tenant variant if any."""
         result = []
         for method in self.file.methods:
@@ -191,7 +232,9 @@ class RoutesView(FileView):
                     for piece in route.binding.pieces
                 )
                 views.append(
-                    ClientRouteView(route.index, pieces, self.file.rechecked(route))
+                    ClientRouteView(
+                        route.index, pieces, self.file.rechecked(route)
+                    ).call
                 )
             result.append((method.name, tuple(views)))
         return tuple(result)
@@ -229,6 +272,20 @@ def _identifier(text: str) -> bool:
     )
 
 
+def _param(param: QueryParam) -> Call:
+    return Call(
+        "Param",
+        (
+            param.json_path,
+            param.proto_path,
+            param.codec,
+            param.repeated,
+            param.enum.full_name if param.enum else "",
+            param.oneof or "",
+        ),
+    )
+
+
 class QueryView(FileView):
     """What ``query.py`` prints."""
 
@@ -252,17 +309,12 @@ class QueryView(FileView):
         return any("messages." in a for s in self.shapes for _, a in s.fields)
 
     @property
-    def params(self) -> tuple[tuple[str, tuple[QueryParam, ...]], ...]:
-        """Per rpc with a query: its parameters, in field order."""
-        return tuple((m.name, m.query) for m in self.query_methods)
-
-    @staticmethod
-    def oneof(param: QueryParam) -> str:
-        return param.oneof or ""
-
-    @staticmethod
-    def enum(param: QueryParam) -> str:
-        return param.enum.full_name if param.enum else ""
+    def params(self) -> tuple[tuple[str, tuple[Call, ...]], ...]:
+        """Per rpc with a query: its ``Param`` rows, in field order."""
+        return tuple(
+            (method.name, tuple(_param(param) for param in method.query))
+            for method in self.query_methods
+        )
 
     @property
     def enums(self) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
@@ -298,13 +350,16 @@ class JsonRpcView(FileView):
     """What ``jsonrpc.py`` prints."""
 
     @property
-    def methods(self) -> tuple[tuple[Method, tuple[int, ...], str], ...]:
+    def methods(self) -> tuple[tuple[Method, tuple[Item, ...], str], ...]:
         """Each rpc with the positions of its routes in ``ROUTES`` and its request
         annotation."""
         return tuple(
             (
                 method,
-                tuple(route.index for route in self.file.method_routes(method)),
+                tuple(
+                    Item("ROUTES", route.index)
+                    for route in self.file.method_routes(method)
+                ),
                 self.request_annotation(method),
             )
             for method in self.file.methods
@@ -352,10 +407,10 @@ class MessagesView(FileView):
     @functools.cached_property
     def required_rules(
         self,
-    ) -> tuple[tuple[str, tuple[tuple[str, str, bool, str, bool, str], ...]], ...]:
+    ) -> tuple[tuple[str, tuple[Call, ...]], ...]:
         """Per message type with REQUIRED fields (its own, or inside its message
-        fields): ``(json name, proto name, required, message, repeated, oneof)`` rows.
-        """
+        fields): ``Rule(json name, proto name, required, message, repeated, oneof)``
+        rows."""
         messages = {m.full_name: m for m in self.file.messages if not m.well_known}
         checked = {
             name for name, m in messages.items() if any(f.required for f in m.fields)
@@ -378,13 +433,16 @@ class MessagesView(FileView):
                     continue
                 oneof = field.oneof or "" if field.required else ""
                 rules.append(
-                    (
-                        field.json_name,
-                        field.name,
-                        field.required,
-                        nested,
-                        field.repeated,
-                        oneof,
+                    Call(
+                        "Rule",
+                        (
+                            field.json_name,
+                            field.name,
+                            field.required,
+                            nested,
+                            field.repeated,
+                            oneof,
+                        ),
                     )
                 )
             rows.append((name, tuple(rules)))

@@ -167,7 +167,9 @@ def test_the_generator_itself_passes_mypy_strict(tmp_path: Path) -> None:
 def test_the_runtime_is_black_clean_and_shipped_unchanged() -> None:
     """The runtime needs no formatting pass at generation time: it is black-clean here,
     and each package carries it byte for byte under the generated header."""
-    from codegen.render import _BLACK_MODE, runtime_dir
+    from codegen.render import runtime_dir
+
+    from .test_layout import MODE as _BLACK_MODE
 
     def runtime(folder: Path) -> list[str]:
         return sorted(p.name for p in folder.glob("_*.py") if p.name != "__init__.py")
@@ -180,3 +182,14 @@ def test_the_runtime_is_black_clean_and_shipped_unchanged() -> None:
         generated = (GENERATED / "a2a_binding" / module).read_text()
         header = (GENERATED / "a2a_binding" / "routes.py").read_text().split('"""', 1)[0]
         assert generated == header + source, f"{module} is not the runtime as it is"
+
+
+def test_every_committed_module_is_black_formatted() -> None:
+    """Generation lays code out itself (``codegen.layout``); black agrees with it."""
+    from .test_layout import black_of
+
+    modules = sorted((GENERATED / "a2a_binding").glob("*.py"))
+    assert len(modules) > 10
+    for module in modules:
+        source = module.read_text()
+        assert black_of(source) == source, module.name

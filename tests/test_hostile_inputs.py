@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from codegen.plugin import generate
 
 from .conftest import PROTO, ROOT, compile_request
+from .test_layout import black_of
 
 HOSTILE = sorted((PROTO / "hostile").glob("*.proto"))
 
@@ -296,6 +297,8 @@ def settle(
     for file in response.file:
         if file.name.endswith(".py"):
             assert_safe_source(file.name, file.content)
+            # laid out by codegen.layout, or by black for a line layout leaves to it
+            assert black_of(file.content) == file.content, f"{file.name} is not black's"
     if imports:
         assert_imports_cleanly(root, packages)
     return packages
@@ -1046,6 +1049,8 @@ def test_routes_prints_no_raw_escape_sequences(tmp_path: Path) -> None:
 
 _names = st.one_of(
     st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True),
+    # long enough that table lines and signatures no longer fit on one line
+    st.from_regex(r"[A-Za-z][A-Za-z0-9_]{30,110}", fullmatch=True),
     st.sampled_from(
         [
             "class",

@@ -232,8 +232,10 @@ def prepare(
     or with ``tenant_in_path`` into the URL (``base_url/{tenant}``); ``id`` defaults to
     a fresh UUID4 string. Headers: ``A2A-Version``, ``Content-Type`` with a body,
     ``A2A-Extensions`` when ``extensions`` is given, and ``Accept: text/event-stream``
-    for a streaming rpc. Raises ``ValueError`` as ``routes.build`` does. ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then takes
-    the request as any mapping (the checks at run time are the same).
+    for a streaming rpc. Raises ``ValueError`` as ``routes.build`` does.
+
+    ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then
+    takes the request as any mapping (the checks at run time are the same).
     """
     del dynamic  # for type checkers only
     return _CLIENT.prepare(

@@ -93,112 +93,77 @@ METHODS: Mapping[str, Method] = MappingProxyType(
             request_type="lf.a2a.v1.SendMessageRequest",
             response_type="lf.a2a.v1.SendMessageResponse",
             server_streaming=False,
-            routes=(
-                ROUTES[0],
-                ROUTES[1],
-            ),
+            routes=(ROUTES[0], ROUTES[1]),
         ),
         "SendStreamingMessage": Method(
             name="SendStreamingMessage",
             request_type="lf.a2a.v1.SendMessageRequest",
             response_type="lf.a2a.v1.StreamResponse",
             server_streaming=True,
-            routes=(
-                ROUTES[2],
-                ROUTES[3],
-            ),
+            routes=(ROUTES[2], ROUTES[3]),
         ),
         "GetTask": Method(
             name="GetTask",
             request_type="lf.a2a.v1.GetTaskRequest",
             response_type="lf.a2a.v1.Task",
             server_streaming=False,
-            routes=(
-                ROUTES[4],
-                ROUTES[5],
-            ),
+            routes=(ROUTES[4], ROUTES[5]),
         ),
         "ListTasks": Method(
             name="ListTasks",
             request_type="lf.a2a.v1.ListTasksRequest",
             response_type="lf.a2a.v1.ListTasksResponse",
             server_streaming=False,
-            routes=(
-                ROUTES[6],
-                ROUTES[7],
-            ),
+            routes=(ROUTES[6], ROUTES[7]),
         ),
         "CancelTask": Method(
             name="CancelTask",
             request_type="lf.a2a.v1.CancelTaskRequest",
             response_type="lf.a2a.v1.Task",
             server_streaming=False,
-            routes=(
-                ROUTES[8],
-                ROUTES[9],
-            ),
+            routes=(ROUTES[8], ROUTES[9]),
         ),
         "SubscribeToTask": Method(
             name="SubscribeToTask",
             request_type="lf.a2a.v1.SubscribeToTaskRequest",
             response_type="lf.a2a.v1.StreamResponse",
             server_streaming=True,
-            routes=(
-                ROUTES[10],
-                ROUTES[11],
-                ROUTES[12],
-                ROUTES[13],
-            ),
+            routes=(ROUTES[10], ROUTES[11], ROUTES[12], ROUTES[13]),
         ),
         "CreateTaskPushNotificationConfig": Method(
             name="CreateTaskPushNotificationConfig",
             request_type="lf.a2a.v1.TaskPushNotificationConfig",
             response_type="lf.a2a.v1.TaskPushNotificationConfig",
             server_streaming=False,
-            routes=(
-                ROUTES[14],
-                ROUTES[15],
-            ),
+            routes=(ROUTES[14], ROUTES[15]),
         ),
         "GetTaskPushNotificationConfig": Method(
             name="GetTaskPushNotificationConfig",
             request_type="lf.a2a.v1.GetTaskPushNotificationConfigRequest",
             response_type="lf.a2a.v1.TaskPushNotificationConfig",
             server_streaming=False,
-            routes=(
-                ROUTES[16],
-                ROUTES[17],
-            ),
+            routes=(ROUTES[16], ROUTES[17]),
         ),
         "ListTaskPushNotificationConfigs": Method(
             name="ListTaskPushNotificationConfigs",
             request_type="lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
             response_type="lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
             server_streaming=False,
-            routes=(
-                ROUTES[18],
-                ROUTES[19],
-            ),
+            routes=(ROUTES[18], ROUTES[19]),
         ),
         "GetExtendedAgentCard": Method(
             name="GetExtendedAgentCard",
             request_type="lf.a2a.v1.GetExtendedAgentCardRequest",
             response_type="lf.a2a.v1.AgentCard",
             server_streaming=False,
-            routes=(
-                ROUTES[20],
-                ROUTES[21],
-            ),
+            routes=(ROUTES[20], ROUTES[21]),
         ),
         "DeleteTaskPushNotificationConfig": Method(
             name="DeleteTaskPushNotificationConfig",
             request_type="lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
             response_type="google.protobuf.Empty",
             server_streaming=False,
-            routes=(
-                ROUTES[22],
-                ROUTES[23],
-            ),
+            routes=(ROUTES[22], ROUTES[23]),
         ),
     }
 )
@@ -384,9 +349,13 @@ def request(
     dynamic: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """The endpoint path and request envelope a client sends. A tenant travels in the
-    params' ``tenant`` (the spec's way) or, with ``tenant_in_path``, as the
-    endpoint's last segment (``POST /{tenant}``, as the Java SDK serves it).    ``dynamic=True`` is for code that holds the method name in a variable: mypy then
-    takes the params as any mapping (the checks at run time are the same)."""
+    params (the spec's way) or, with ``tenant_in_path``, as the endpoint's last segment
+    (``POST /{tenant}``, as the Java SDK serves it). The tenant field of the params:
+    ``tenant``.
+
+    ``dynamic=True`` is for code that holds the method name in a variable: mypy then
+    takes the params as any mapping (the checks at run time are the same).
+    """
     del dynamic  # for type checkers only
     return _BINDING.request(
         method,

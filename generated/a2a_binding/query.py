@@ -317,8 +317,11 @@ def decode(
     """Decode the query string of ``rpc`` into a ProtoJSON dict (see the module doc).
 
     ``unknown="reject"`` makes a parameter that names no field an error; by default it is
-    ignored. Raises ``QueryError`` for every bad value.    ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then
-    takes any rpc name (the checks at run time are the same)."""
+    ignored. Raises ``QueryError`` for every bad value.
+
+    ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then
+    takes any rpc name (the checks at run time are the same).
+    """
     del dynamic  # for type checkers only
     return CODECS.decode(rpc, query, unknown=unknown, max_pairs=max_pairs)
 
@@ -383,15 +386,18 @@ def encode(
 ) -> list[tuple[str, str]]:
     """The query pairs for ``request`` (decoded text, json names, field order, repeated
     fields as repeated keys). Raises ``QueryError`` for a key that is no query parameter
-    or a value that is not valid for its field.    ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then
-    takes the request as any mapping (the checks at run time are the same)."""
+    or a value that is not valid for its field.
+
+    ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then
+    takes the request as any mapping (the checks at run time are the same).
+    """
     del dynamic  # for type checkers only
     return CODECS.encode(rpc, request)
 
 
 def parse_value(codec: str, field: str, text: str, enum: str = "") -> Any:
     """One decoded value (a path parameter, say) as ProtoJSON. ``codec`` names a codec
-    (``int64``, ``timestamp``...); ``enum`` names the enum type for the ``enum`` codec.
+    (``int64``, ``timestamp``...); ``enum`` names the enum type of the ``enum`` codec.
     """
     return CODECS.parse_value(codec, field, text, enum)
 

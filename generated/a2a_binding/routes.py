@@ -454,10 +454,7 @@ _TABLE = RouteTable(
         Pattern(
             ("*", "tasks", "*"),
             "",
-            (
-                Capture("tenant", 0, 1, True),
-                Capture("id", 2, 3, True),
-            ),
+            (Capture("tenant", 0, 1, True), Capture("id", 2, 3, True)),
         ),
         Pattern(
             ("tasks",),
@@ -477,10 +474,7 @@ _TABLE = RouteTable(
         Pattern(
             ("*", "tasks", "*"),
             "cancel",
-            (
-                Capture("tenant", 0, 1, True),
-                Capture("id", 2, 3, True),
-            ),
+            (Capture("tenant", 0, 1, True), Capture("id", 2, 3, True)),
         ),
         Pattern(
             ("tasks", "*"),
@@ -495,18 +489,12 @@ _TABLE = RouteTable(
         Pattern(
             ("*", "tasks", "*"),
             "subscribe",
-            (
-                Capture("tenant", 0, 1, True),
-                Capture("id", 2, 3, True),
-            ),
+            (Capture("tenant", 0, 1, True), Capture("id", 2, 3, True)),
         ),
         Pattern(
             ("*", "tasks", "*"),
             "subscribe",
-            (
-                Capture("tenant", 0, 1, True),
-                Capture("id", 2, 3, True),
-            ),
+            (Capture("tenant", 0, 1, True), Capture("id", 2, 3, True)),
         ),
         Pattern(
             ("tasks", "*", "pushNotificationConfigs"),
@@ -516,18 +504,12 @@ _TABLE = RouteTable(
         Pattern(
             ("*", "tasks", "*", "pushNotificationConfigs"),
             "",
-            (
-                Capture("tenant", 0, 1, True),
-                Capture("taskId", 2, 3, True),
-            ),
+            (Capture("tenant", 0, 1, True), Capture("taskId", 2, 3, True)),
         ),
         Pattern(
             ("tasks", "*", "pushNotificationConfigs", "*"),
             "",
-            (
-                Capture("taskId", 1, 2, True),
-                Capture("id", 3, 4, True),
-            ),
+            (Capture("taskId", 1, 2, True), Capture("id", 3, 4, True)),
         ),
         Pattern(
             ("*", "tasks", "*", "pushNotificationConfigs", "*"),
@@ -546,10 +528,7 @@ _TABLE = RouteTable(
         Pattern(
             ("*", "tasks", "*", "pushNotificationConfigs"),
             "",
-            (
-                Capture("tenant", 0, 1, True),
-                Capture("taskId", 2, 3, True),
-            ),
+            (Capture("tenant", 0, 1, True), Capture("taskId", 2, 3, True)),
         ),
         Pattern(
             ("extendedAgentCard",),
@@ -564,10 +543,7 @@ _TABLE = RouteTable(
         Pattern(
             ("tasks", "*", "pushNotificationConfigs", "*"),
             "",
-            (
-                Capture("taskId", 1, 2, True),
-                Capture("id", 3, 4, True),
-            ),
+            (Capture("taskId", 1, 2, True), Capture("id", 3, 4, True)),
         ),
         Pattern(
             ("*", "tasks", "*", "pushNotificationConfigs", "*"),
@@ -581,46 +557,23 @@ _TABLE = RouteTable(
     ),
     {
         "SendMessage": (
-            ClientRoute(
-                0,
-                ("/message:send",),
-                False,
-            ),
+            ClientRoute(0, ("/message:send",), False),
             ClientRoute(
                 1,
-                (
-                    "/",
-                    ClientPiece("tenant", ("tenant",), True),
-                    "/message:send",
-                ),
+                ("/", ClientPiece("tenant", ("tenant",), True), "/message:send"),
                 False,
             ),
         ),
         "SendStreamingMessage": (
-            ClientRoute(
-                2,
-                ("/message:stream",),
-                False,
-            ),
+            ClientRoute(2, ("/message:stream",), False),
             ClientRoute(
                 3,
-                (
-                    "/",
-                    ClientPiece("tenant", ("tenant",), True),
-                    "/message:stream",
-                ),
+                ("/", ClientPiece("tenant", ("tenant",), True), "/message:stream"),
                 False,
             ),
         ),
         "GetTask": (
-            ClientRoute(
-                4,
-                (
-                    "/tasks/",
-                    ClientPiece("id", ("id",), True),
-                ),
-                False,
-            ),
+            ClientRoute(4, ("/tasks/", ClientPiece("id", ("id",), True)), False),
             ClientRoute(
                 5,
                 (
@@ -633,30 +586,14 @@ _TABLE = RouteTable(
             ),
         ),
         "ListTasks": (
+            ClientRoute(6, ("/tasks",), False),
             ClientRoute(
-                6,
-                ("/tasks",),
-                False,
-            ),
-            ClientRoute(
-                7,
-                (
-                    "/",
-                    ClientPiece("tenant", ("tenant",), True),
-                    "/tasks",
-                ),
-                True,
+                7, ("/", ClientPiece("tenant", ("tenant",), True), "/tasks"), True
             ),
         ),
         "CancelTask": (
             ClientRoute(
-                8,
-                (
-                    "/tasks/",
-                    ClientPiece("id", ("id",), True),
-                    ":cancel",
-                ),
-                False,
+                8, ("/tasks/", ClientPiece("id", ("id",), True), ":cancel"), False
             ),
             ClientRoute(
                 9,
@@ -672,13 +609,7 @@ _TABLE = RouteTable(
         ),
         "SubscribeToTask": (
             ClientRoute(
-                11,
-                (
-                    "/tasks/",
-                    ClientPiece("id", ("id",), True),
-                    ":subscribe",
-                ),
-                False,
+                11, ("/tasks/", ClientPiece("id", ("id",), True), ":subscribe"), False
             ),
             ClientRoute(
                 13,
@@ -761,18 +692,10 @@ _TABLE = RouteTable(
             ),
         ),
         "GetExtendedAgentCard": (
-            ClientRoute(
-                20,
-                ("/extendedAgentCard",),
-                False,
-            ),
+            ClientRoute(20, ("/extendedAgentCard",), False),
             ClientRoute(
                 21,
-                (
-                    "/",
-                    ClientPiece("tenant", ("tenant",), True),
-                    "/extendedAgentCard",
-                ),
+                ("/", ClientPiece("tenant", ("tenant",), True), "/extendedAgentCard"),
                 True,
             ),
         ),
@@ -947,11 +870,16 @@ def build(
 
     Path fields leave the request and are percent-encoded into the path; for a
     ``body: "*"`` route the rest is the body, for a field body that field is, and the
-    rest goes to the query string. The ``/{tenant}`` variant is used when
-    ``tenant`` is given or the request's ``tenant`` is set.
+    rest goes to the query string.
+    The ``/{tenant}`` variant is used when ``tenant`` is given or the request's tenant
+    field is set (``tenant``).
+
     Raises ``ValueError`` naming the field when a path field is missing or empty, or
-    when the path would route to a different rpc. ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then takes
-    the request as any mapping (the checks at run time are the same)."""
+    when the path would route to a different rpc.
+
+    ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then
+    takes the request as any mapping (the checks at run time are the same).
+    """
     del dynamic  # for type checkers only
     return _TABLE.build(rpc, request, tenant=tenant)
 
