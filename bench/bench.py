@@ -357,7 +357,7 @@ def generate_synthetic(rpcs: int, out: Path) -> dict[str, float]:
     binding_file = model.build_files(request, Options.parse(request.parameter)).files[0]
     phases["model"] = time.perf_counter() - start
     start = time.perf_counter()
-    files = render.render_file(binding_file)  # templates, black over the tables, gate, runtime
+    files = render.render_file(binding_file)  # templates, layout, gate, runtime
     phases["render"] = time.perf_counter() - start
     phases["lines"] = sum(text.count("\n") for text in files.values())
     package = out / f"synthetic{rpcs}"

@@ -12,7 +12,7 @@ Three families, each at growing sizes, each row generated in a fresh interpreter
 - many rpcs: the synthetic service of ``bench/synthetic.py`` with 100, 1000 and 5000 rpcs.
 
 Each row prints the input size, generation time (protoc parse excluded: model, templates,
-black and the gate) and the output size of the templated modules (the verbatim runtime
+layout and the gate) and the output size of the templated modules (the verbatim runtime
 is a constant). The last column compares growth with the previous row: time ratio over
 input ratio, about 1.0 when growth is linear. Reported, never asserted.
 Run: ``.venv/bin/python bench/bench_hostile.py`` (a few minutes).
