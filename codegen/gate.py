@@ -37,9 +37,26 @@ def _name(node: ast.expr) -> str | None:
 
 
 def _calls(node: ast.AST) -> Iterable[ast.Call]:
-    for child in ast.walk(node):
+    """Every call inside ``node``. The tables are large nests of calls, tuples, dicts
+    and constants, so those are taken apart directly; other nodes go through
+    ``ast.iter_child_nodes``."""
+    stack = [node]
+    while stack:
+        child = stack.pop()
+        if isinstance(child, ast.Constant | ast.Name):
+            continue
         if isinstance(child, ast.Call):
             yield child
+            stack.append(child.func)
+            stack.extend(child.args)
+            stack.extend(keyword.value for keyword in child.keywords)
+        elif isinstance(child, ast.Tuple | ast.List | ast.Set):
+            stack.extend(child.elts)
+        elif isinstance(child, ast.Dict):
+            stack.extend(key for key in child.keys if key is not None)
+            stack.extend(child.values)
+        else:
+            stack.extend(ast.iter_child_nodes(child))
 
 
 def _is_overload(node: ast.stmt) -> bool:

@@ -27,7 +27,9 @@ _INDENT = "    "
 # A string (one line: the generator writes escapes), a bracket, a comma, a comment, or
 # a run of anything else.
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
-_TOKEN = re.compile(_STRING.pattern + r"""|[(\[{]|[)\]}]|,|#.*|[^"'(\[{)\]},#]+""")
+_TOKEN = re.compile(
+    _STRING.pattern + r"""|\s+|[(\[{]|[)\]}]|,|#.*|[^\s"'(\[{)\]},#][^"'(\[{)\]},#]*"""
+)
 _BRACKETS = re.compile(r"[()\[\]{}]")
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
 
@@ -36,8 +38,10 @@ class Unformattable(Exception):
     """A line whose split this module does not decide; the module goes to black."""
 
 
-class _Tokens:
-    """One line as tokens, with the index of each bracket's partner."""
+class _Line:
+    """One logical line as tokens, with the index of each bracket's partner. The
+    functions below work on a range ``[lo, hi)`` of its tokens: head, body and tail of a
+    split are ranges of the one line, never tokenized again."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -55,13 +59,12 @@ class _Tokens:
                 kind = "open"
                 stack.append(index)
             elif value in ")]}":
+                if not stack or _CLOSE[text[self.spans[stack[-1]][0]]] != value:
+                    raise Unformattable("a bracket that opened on an earlier line")
                 kind = "close"
-                if stack and _CLOSE[text[self.spans[stack[-1]][0]]] == value:
-                    opening = stack.pop()
-                    self.partner[opening] = index
-                    self.partner[index] = opening
-                else:
-                    kind = "other"  # its partner is on an earlier line
+                opening = stack.pop()
+                self.partner[opening] = index
+                self.partner[index] = opening
             elif value == ",":
                 kind = "comma"
             elif value.startswith("#"):
@@ -72,21 +75,36 @@ class _Tokens:
         if stack:
             raise Unformattable("a bracket that closes on a later line")
 
-    def value(self, index: int) -> str:
-        start, end = self.spans[index]
-        return self.text[start:end]
+    def text_of(self, lo: int, hi: int) -> str:
+        return self.text[self.spans[lo][0] : self.spans[hi - 1][1]] if hi > lo else ""
 
-    def top_level(self) -> list[int]:
-        """Indexes of the tokens outside every bracket pair of the line."""
+    def top_level(self, lo: int, hi: int) -> list[int]:
+        """Indexes of the tokens of the range outside its bracket pairs (a closing
+        bracket whose partner is before the range counts as outside)."""
         indexes = []
-        index = 0
-        while index < len(self.kinds):
+        index = lo
+        while index < hi:
             indexes.append(index)
             if self.kinds[index] == "open":
                 index = self.partner[index]
                 indexes.append(index)
             index += 1
         return indexes
+
+    def commas(self, lo: int, hi: int) -> list[int]:
+        """The top-level commas of the range, without a trailing one."""
+        commas = [i for i in self.top_level(lo, hi) if self.kinds[i] == "comma"]
+        if commas and commas[-1] == hi - 1:
+            commas.pop()
+        return commas
+
+    def words(self, lo: int, hi: int) -> list[str]:
+        """The top-level text of the range that is no bracket, comma or string."""
+        return [
+            self.text[slice(*self.spans[i])]
+            for i in self.top_level(lo, hi)
+            if self.kinds[i] == "other"
+        ]
 
     def is_display(self, opening: int) -> bool:
         """Whether the bracket opens a tuple, list, dict or set display rather than a
@@ -103,154 +121,134 @@ class _Tokens:
             return True
         return not (before[-1].isalnum() or before[-1] == "_")
 
-
-def _commas(tokens: _Tokens) -> list[int]:
-    """The top-level commas of a line, without a trailing one."""
-    commas = [i for i in tokens.top_level() if tokens.kinds[i] == "comma"]
-    if commas and commas[-1] == len(tokens.kinds) - 1:
-        commas.pop()
-    return commas
-
-
-def _magic_comma(tokens: _Tokens) -> bool:
-    """A comma right before a closing bracket, other than in a one-element tuple."""
-    for index, kind in enumerate(tokens.kinds):
-        if kind == "close" and index and tokens.kinds[index - 1] == "comma":
-            opening = tokens.partner[index]
-            single = not any(
-                tokens.kinds[i] == "comma"
-                for i in range(opening + 1, index - 1)
-                if _depth_zero(tokens, opening, i)
-            )
-            if not (tokens.value(opening) == "(" and tokens.is_display(opening)):
-                return True
-            if not single:
-                return True
-    return False
-
-
-def _depth_zero(tokens: _Tokens, opening: int, index: int) -> bool:
-    depth = 0
-    for i in range(opening + 1, index):
-        if tokens.kinds[i] == "open":
-            depth += 1
-        elif tokens.kinds[i] == "close":
-            depth -= 1
-    return depth == 0
-
-
-def _assigns(tokens: _Tokens) -> bool:
-    """An assignment or a return at statement level: black may put its right side in
-    parentheses, a decision this module leaves to black."""
-    if tokens.text.startswith("return "):
-        return True
-    return any(
-        " = " in tokens.value(i) or tokens.value(i).endswith(" =")
-        for i in tokens.top_level()
-        if tokens.kinds[i] == "other"
-    )
+    def magic_comma(self, lo: int, hi: int) -> bool:
+        """A comma right before a closing bracket in the range, other than in a
+        one-element tuple (black explodes the brackets of such a comma; a one-element
+        subscript is black's to judge)."""
+        for index in range(lo + 1, hi):
+            if self.kinds[index] != "close" or self.kinds[index - 1] != "comma":
+                continue
+            opening = self.partner[index]
+            several = bool(self.commas(opening + 1, index))
+            bracket = self.text[self.spans[opening][0]]
+            if bracket == "(" and self.is_display(opening) and not several:
+                continue  # a one-element tuple
+            if bracket == "[" and not self.is_display(opening) and not several:
+                raise Unformattable("a subscript of one element with a comma")
+            return True
+        return False
 
 
 _OPERATOR = re.compile(r" (?:[-+*/%|&^<>]|[=!<>]=|and|or|not|in|is|if|else|\*\*|//) ")
-
-
-def _operators(tokens: _Tokens) -> bool:
-    """An operator outside the brackets of a line: black splits there before it
-    splits at a bracket."""
-    return any(
-        _OPERATOR.search(tokens.value(i))
-        for i in tokens.top_level()
-        if tokens.kinds[i] == "other"
-    )
 
 
 def _fits(indent: int, text: str) -> bool:
     return indent * 4 + len(text) <= LINE_LENGTH
 
 
-def layout_line(
-    text: str, indent: int, inside: bool, explode: bool = False
-) -> list[str]:
+def layout_line(text: str, indent: int, inside: bool) -> list[str]:
     """The physical lines black writes for one logical line ``text`` (no indentation,
     no line end) at ``indent`` levels; ``inside`` when the line is inside brackets."""
-    tokens = _Tokens(text)
-    if not explode and _fits(indent, text) and not _magic_comma(tokens):
+    line = _Line(text)
+    return _lay(line, 0, len(line.kinds), indent, inside)
+
+
+def _lay(
+    line: _Line,
+    lo: int,
+    hi: int,
+    indent: int,
+    inside: bool,
+    suffix: str = "",
+    explode: bool = False,
+) -> list[str]:
+    """The tokens ``[lo, hi)`` of ``line`` followed by ``suffix``, laid out."""
+    text = line.text_of(lo, hi) + suffix
+    if not explode and _fits(indent, text) and not line.magic_comma(lo, hi):
         return [_INDENT * indent + text]
     if text.startswith(("def ", "async def ")):
-        return _split_def(tokens, indent)
-    commas = _commas(tokens)
-    if inside and commas:
-        pieces = []
-        start = 0
-        for comma in commas + [len(tokens.kinds)]:
-            begin = tokens.spans[start][0]
-            end = tokens.spans[comma - 1][1] if comma > start else begin
-            pieces.append(text[begin:end].strip() + ",")
-            start = comma + 1
+        return _split_def(line, lo, hi, indent, suffix)
+    commas = line.commas(lo, hi)
+    if inside and commas:  # black's delimiter_split, at the commas
+        end = hi - 1 if line.kinds[hi - 1] == "comma" else hi
         lines: list[str] = []
-        for piece in pieces:
-            lines.extend(layout_line(piece, indent, inside=True))
+        start = lo
+        for comma in commas + [end]:
+            lines.extend(_lay(line, start, comma, indent, True, ","))
+            start = comma + 1
         return lines
-    if inside and _operators(tokens):
+    if inside and any(_OPERATOR.search(word) for word in line.words(lo, hi)):
         raise Unformattable("a line black would split at an operator")
-    if not inside and _assigns(tokens):
+    if not inside and (
+        text.startswith("return ")
+        or any(" = " in word or word.endswith(" =") for word in line.words(lo, hi))
+    ):
         raise Unformattable("an assignment or return black may parenthesize")
-    return _split_right(tokens, indent, inside)
-
-
-def _split_right(tokens: _Tokens, indent: int, inside: bool) -> list[str]:
-    """Black's right_hand_split: at the line's last bracket pair."""
+    # black's right_hand_split: at the last bracket pair
     closing = next(
-        (i for i in reversed(tokens.top_level()) if tokens.kinds[i] == "close"), None
+        (
+            i
+            for i in reversed(line.top_level(lo, hi))
+            if line.kinds[i] == "close" and line.partner[i] >= lo
+        ),
+        None,
     )
     if closing is None:
         if inside:
-            return [_INDENT * indent + tokens.text]  # nothing to split: black keeps it
+            return [_INDENT * indent + text]  # nothing to split: black keeps it
         raise Unformattable("a statement without brackets")
-    opening = tokens.partner[closing]
-    if opening == 0 and not inside:
+    opening = line.partner[closing]
+    if opening == lo and not inside:
         raise Unformattable("a statement that is one bracketed expression")
-    return _split_at(tokens, opening, closing, indent, trailing_comma=False)
+    return _split_at(line, lo, hi, opening, closing, indent, suffix, False)
 
 
-def _split_def(tokens: _Tokens, indent: int) -> list[str]:
+def _split_def(line: _Line, lo: int, hi: int, indent: int, suffix: str) -> list[str]:
     """Black's left_hand_split of a ``def``: at its parameter list."""
-    opening = tokens.kinds.index("open")
-    if tokens.value(opening) != "(":
+    opening = line.kinds.index("open", lo, hi)
+    if line.text[line.spans[opening][0]] != "(":
         raise Unformattable("a def with type parameters")
-    closing = tokens.partner[opening]
-    parameters = tokens.text[tokens.spans[opening][1] : tokens.spans[closing][0]]
+    closing = line.partner[opening]
     # Black adds a trailing comma to a lone parameter: one with no comma outside its
     # annotation (a comma in a default value would count, so those are left to black).
-    several = _commas(_Tokens(parameters))
-    if not several and "=" in parameters:
+    several = line.commas(opening + 1, closing)
+    if not several and "=" in line.text_of(opening + 1, closing):
         raise Unformattable("a lone parameter with a default value")
-    if not _fits(indent, tokens.text[tokens.spans[closing][0] :]):
+    if not _fits(indent, line.text_of(closing, hi) + suffix):
         # black would split the return annotation too, and its second pass then sees
         # the trailing comma it added there
         raise Unformattable("a return annotation that does not fit")
-    return _split_at(tokens, opening, closing, indent, trailing_comma=not several)
+    return _split_at(line, lo, hi, opening, closing, indent, suffix, not several)
 
 
 def _split_at(
-    tokens: _Tokens, opening: int, closing: int, indent: int, trailing_comma: bool
+    line: _Line,
+    lo: int,
+    hi: int,
+    opening: int,
+    closing: int,
+    indent: int,
+    suffix: str,
+    trailing_comma: bool,
 ) -> list[str]:
-    text = tokens.text
-    head = text[: tokens.spans[opening][1]]
-    body = text[tokens.spans[opening][1] : tokens.spans[closing][0]].strip()
-    tail = text[tokens.spans[closing][0] :]
-    if not body:
+    head = line.text_of(lo, opening + 1)
+    if closing == opening + 1:
         raise Unformattable("an empty bracket pair")
     if not _fits(indent, head):
         raise Unformattable("a head that does not fit")
-    if trailing_comma:
-        body += ","
-    body_tokens = _Tokens(body)
-    explode = tokens.is_display(opening) and bool(_commas(body_tokens))
+    explode = line.is_display(opening) and bool(line.commas(opening + 1, closing))
     return [
         _INDENT * indent + head,
-        *layout_line(body, indent + 1, inside=True, explode=explode),
-        *layout_line(tail, indent, inside=False),
+        *_lay(
+            line,
+            opening + 1,
+            closing,
+            indent + 1,
+            True,
+            "," if trailing_comma else "",
+            explode,
+        ),
+        *_lay(line, closing, hi, indent, False, suffix),
     ]
 
 
@@ -273,6 +271,9 @@ def layout(source: str) -> str:
         if not stripped or stripped.startswith("#"):
             out.append(line)
             continue
+        if not line.isascii():
+            # a name from the proto: black measures wide characters as two columns
+            raise Unformattable("a line of code that is not ASCII")
         if len(line) > LINE_LENGTH:
             indent, extra = divmod(len(line) - len(stripped), 4)
             if extra:

@@ -112,6 +112,7 @@ def new_environment(cache: jinja2.BytecodeCache | None) -> jinja2.Environment:
     env.filters["py"] = _python_literal
     env.filters["docstring"] = _docstring
     env.filters["comment"] = _comment
+    env.filters["comment_line"] = _comment_line
     return env
 
 
@@ -160,50 +161,71 @@ def _comment(text: str) -> str:
     )
 
 
-def _docstring(text: str, indent: int = 0, closes: bool = True) -> str:
+def _docstring(text: str, indent: int = 0, whole: bool = True) -> str:
     """Text made safe inside a ``\"\"\"`` docstring at ``indent``: backslashes doubled,
-    every quote that could close the string escaped, and characters Python would not
-    keep as they are in source (NUL, CR, the Unicode line separators, other control
-    characters) written as escapes, so the docstring holds the text and nothing can end
-    it early. Lines are indented as black indents them. ``closes`` says the closing
-    quotes follow the text at once (a last quote is then padded, as black pads it)."""
+    a quote escaped wherever it would make three in a row (so the output never holds
+    three quotes in a row, and nothing can end the string early), and characters
+    Python would not keep as they are in source (NUL, CR, the Unicode line separators,
+    other control characters) written as escapes.
+
+    Lines are laid out as black lays out a docstring: leading tabs expanded to four
+    columns, trailing space dropped; with ``whole`` (the text is the whole docstring:
+    the closing quotes follow it) the common indentation of the lines after the first
+    is removed before indenting them to ``indent``, and a last quote is padded with a
+    space. Inside a longer docstring (``whole=False``) lines keep their indentation and
+    a last quote is escaped."""
     out: list[str] = []
-    quotes = 0  # unescaped quotes just written: a third would close the string
     for char in text.replace("\r\n", "\n"):
-        if char == '"':
-            quotes += 1
-            if quotes == 3:
-                out.append('\\"')
-                quotes = 0
-                continue
-        else:
-            quotes = 0
         if char == "\\":
             out.append("\\\\")
+        elif char == '"' and len(out) > 1 and out[-1][-1:] == out[-2][-1:] == '"':
+            out.append('\\"')
         elif char in '\n\t"' or char.isprintable():
             out.append(char)
         else:
             out.append(char.encode("unicode_escape").decode("ascii"))
-    pad = " " * indent
-    lines = [
-        (pad + line.rstrip()) if line.strip() else ""
-        for line in "".join(out).split("\n")
-    ]
+    lines = [_expand_leading_tabs(line).rstrip() for line in "".join(out).split("\n")]
     while lines and not lines[-1]:
         lines.pop()
-    if lines and lines[-1].endswith('"'):
-        if closes:  # black's padding: the quote would run into the closing ones
+    if not lines:
+        return ""
+    pad = " " * indent
+    margin = 0
+    if whole:
+        indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line]
+        margin = min(indents, default=0)
+    lines = [lines[0].lstrip()] + [
+        (pad + line[margin:]) if line else "" for line in lines[1:]
+    ]
+    if lines[-1].endswith('"'):
+        if whole:  # black's padding: the quote would run into the closing ones
             lines[-1] += " "
         else:  # more text follows on the next line: the quote is escaped instead
             head = lines[-1][:-1]
             if (len(head) - len(head.rstrip("\\"))) % 2 == 0:  # not escaped yet
                 lines[-1] = head + '\\"'
-    body = "\n".join(lines).lstrip()
+    body = "\n".join(lines)
     if body.startswith('"'):
         body = " " + body
     if len(lines) > 1 and len(lines[-1]) + 3 > LINE_LENGTH:
         body += "\n" + pad
     return body
+
+
+def _expand_leading_tabs(line: str) -> str:
+    """Tabs in a line's indentation as black expands them in a docstring (to four
+    columns); tabs after the first other character stay."""
+    stripped = line.lstrip()
+    if not stripped or stripped == line:
+        return line
+    return line[: len(line) - len(stripped)].expandtabs(4) + stripped
+
+
+def _comment_line(text: str) -> str:
+    """A whole ``#`` comment line holding ``text`` (``#`` alone for an empty line, as
+    black writes it)."""
+    text = _comment(text).rstrip()
+    return "# " + text if text else "#"
 
 
 def _black(source: str) -> str:

@@ -4,6 +4,7 @@ locations and comments, the descriptor hash. The field numbers that walk
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Container, Iterable, Sequence
@@ -70,14 +71,29 @@ class SourceInfo:
 
     def __init__(self, file: descriptor_pb2.FileDescriptorProto) -> None:
         self.file = file.name
-        self.spans: dict[tuple[int, ...], tuple[int, int]] = {}
-        self.comments: dict[tuple[int, ...], str] = {}
-        for location in file.source_code_info.location:
+        self._descriptor = file
+
+    @functools.cached_property
+    def spans(self) -> dict[tuple[int, ...], tuple[int, int]]:
+        """(line, column), 1-based, of each path; read on first use (an imported file
+        such as descriptor.proto has thousands of locations no diagnostic needs)."""
+        spans: dict[tuple[int, ...], tuple[int, int]] = {}
+        for location in self._descriptor.source_code_info.location:
             path = tuple(location.path)
-            if path not in self.spans and location.span:
-                self.spans[path] = (location.span[0] + 1, location.span[1] + 1)
-            if location.leading_comments and path not in self.comments:
-                self.comments[path] = _clean_comment(_text(location.leading_comments))
+            if path not in spans and location.span:
+                spans[path] = (location.span[0] + 1, location.span[1] + 1)
+        return spans
+
+    @functools.cached_property
+    def comments(self) -> dict[tuple[int, ...], str]:
+        """The cleaned leading comment of each path that has one."""
+        comments: dict[tuple[int, ...], str] = {}
+        for location in self._descriptor.source_code_info.location:
+            if location.leading_comments:
+                path = tuple(location.path)
+                if path not in comments:
+                    comments[path] = _clean_comment(_text(location.leading_comments))
+        return comments
 
     def location(self, path: Sequence[int]) -> SourceLocation:
         """The most specific recorded location on ``path`` (protoc records no location
