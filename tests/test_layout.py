@@ -280,3 +280,35 @@ def test_names_too_long_for_any_split_fall_back_to_black(tmp_path: Path) -> None
         assert black_of(formatted) == formatted, module
         compile(formatted, module, "exec")
     assert fell_back, "no module needed black: make the names longer"
+
+
+_noise = st.text(st.sampled_from("ab_ (),[]{}:='\"\\#.|*-0 \t"), max_size=140)
+
+
+@settings(max_examples=500, deadline=None, database=None)
+@given(
+    lines=st.lists(
+        st.one_of(
+            _noise,
+            st.builds(
+                lambda indent, item: "    " * indent + item + ",",
+                st.integers(0, 3),
+                _expression,
+            ),
+        ),
+        max_size=6,
+    )
+)
+def test_any_text_is_laid_out_or_left_to_black(lines: list[str]) -> None:
+    """Whatever the text, ``layout`` returns lines or raises ``Unformattable``; no other
+    error reaches the renderer, and it only moves line breaks, spaces and commas."""
+    source = "\n".join(lines) + "\n"
+    try:
+        out = layout(source)
+    except Unformattable:
+        return
+
+    def essence(text: str) -> str:
+        return "".join(text.split()).replace(",", "")
+
+    assert essence(out) == essence(source)
