@@ -7,6 +7,8 @@ anything else at its last bracket (``right_hand_split``); a body that fits stays
 line ("hugged"), unless it is a collection display of several items; a body that does
 not fit is split at its commas, one item per line with a trailing comma, and each piece
 is laid out again. That is the part of black's algorithm the generated code exercises.
+Docstrings and comments pass through as they are: ``render``'s filters write them as
+black would.
 
 Where black would take a path this module does not follow (an assignment, whose right
 side black may wrap in parentheses; a split at an operator; a head that stays too long),
@@ -271,9 +273,12 @@ def layout(source: str) -> str:
         if not stripped or stripped.startswith("#"):
             out.append(line)
             continue
-        if not line.isascii():
-            # a name from the proto: black measures wide characters as two columns
-            raise Unformattable("a line of code that is not ASCII")
+        if (
+            not line.isascii()
+            and len(line) + sum(not char.isascii() for char in line) > LINE_LENGTH
+        ):
+            # a name from the proto: black measures a wide character as two columns
+            raise Unformattable("a line of code that may be wider than it is long")
         if len(line) > LINE_LENGTH:
             indent, extra = divmod(len(line) - len(stripped), 4)
             if extra:
