@@ -18,8 +18,6 @@ from .model.naming import snake_case
 
 __all__ = [
     "Call",
-    "CaptureView",
-    "ClientRouteView",
     "FileView",
     "Item",
     "JsonRpcView",
@@ -100,18 +98,6 @@ class Item(NamedTuple):
 
 
 @dataclass(frozen=True)
-class CaptureView:
-    """One path field of a route as the server captures it."""
-
-    field: str
-    start: int
-    end: int | None
-    single_segment: bool
-    codec: str
-    enum: str
-
-
-@dataclass(frozen=True)
 class RouteView:
     """One row of ``ROUTES`` and its ``Pattern``."""
 
@@ -119,7 +105,7 @@ class RouteView:
     method: Method
     binding: Binding
     comment: str  # the rpc's comment, on its first route only
-    captures: tuple[CaptureView, ...]
+    captures: tuple[Call, ...]  # the ``Capture`` rows of its pattern
 
     @property
     def segments(self) -> tuple[str, ...]:
@@ -128,36 +114,6 @@ class RouteView:
     @property
     def custom_verb(self) -> str:
         return self.binding.template.verb or ""
-
-    @property
-    def capture_calls(self) -> tuple[Call, ...]:
-        """The ``Capture`` rows of the route's pattern."""
-        return tuple(
-            Call(
-                "Capture",
-                (c.field, c.start, c.end, c.single_segment)
-                + ((c.codec, c.enum) if c.codec else ()),
-            )
-            for c in self.captures
-        )
-
-
-@dataclass(frozen=True)
-class ClientRouteView:
-    """How a client fills in one route: raw text and fields, and the recheck flag."""
-
-    index: int
-    pieces: tuple[str | tuple[str, tuple[str, ...], bool], ...]
-    recheck: bool
-
-    @property
-    def call(self) -> Call:
-        """The ``ClientRoute`` row: raw text as a string, a field as a ``ClientPiece``."""
-        pieces = tuple(
-            piece if isinstance(piece, str) else Call("ClientPiece", piece)
-            for piece in self.pieces
-        )
-        return Call("ClientRoute", (self.index, pieces, self.recheck))
 
 
 def _path_codec(field: Field) -> tuple[str, str]:
@@ -180,14 +136,13 @@ class RoutesView(FileView):
             captures = []
             for path_field, start, end in binding.captures:
                 codec, enum = _path_codec(path_field.field)
+                single = path_field.single_segment
                 captures.append(
-                    CaptureView(
-                        path_field.json_name,
-                        start,
-                        start + 1 if path_field.single_segment else end,
-                        path_field.single_segment,
-                        codec,
-                        enum,
+                    Call(
+                        "Capture",
+                        (path_field.json_name, start, start + 1 if single else end)
+                        + (single,)
+                        + ((codec, enum) if codec else ()),
                     )
                 )
             comment = method.comment if first else ""
@@ -218,25 +173,30 @@ class RoutesView(FileView):
 
     @property
     def client_routes(self) -> tuple[tuple[str, tuple[Call, ...]], ...]:
-        """Per rpc: the route a client sends, then its tenant variant if any."""
+        """Per rpc: the ``ClientRoute`` rows of the route a client sends, then of its
+        tenant variant if any (raw text as a string, a field as a ``ClientPiece``)."""
         result = []
         for method in self.file.methods:
-            views = []
+            rows = []
             for route in self.file.client_routes(method):
                 pieces = tuple(
                     (
                         piece
                         if isinstance(piece, str)
-                        else (piece.json_name, piece.json_path, piece.single_segment)
+                        else Call(
+                            "ClientPiece",
+                            (piece.json_name, piece.json_path, piece.single_segment),
+                        )
                     )
                     for piece in route.binding.pieces
                 )
-                views.append(
-                    ClientRouteView(
-                        route.index, pieces, self.file.rechecked(route)
-                    ).call
+                rows.append(
+                    Call(
+                        "ClientRoute",
+                        (route.index, pieces, self.file.rechecked(route)),
+                    )
                 )
-            result.append((method.name, tuple(views)))
+            result.append((method.name, tuple(rows)))
         return tuple(result)
 
     @property
