@@ -386,15 +386,20 @@ def protoc_speed() -> None:
         "--a2a_out": [f"--plugin=protoc-gen-a2a={plugin}", "--a2a_out={out}"],
         "--python_out": ["--python_out={out}"],
     }
+
+    def timed(extra: list[str], env: dict[str, str] | None = None) -> float:
+        """Seconds of one protoc run with ``extra`` flags, into a fresh folder."""
+        with tempfile.TemporaryDirectory() as out:
+            command = [sys.executable, "-m", "grpc_tools.protoc", f"-I{proto.parent}",
+                       *[f"-I{p}" for p in include_paths()], *[f.format(out=out) for f in extra], proto.name]
+            start = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True, env=env)
+            return time.perf_counter() - start
+
     runs: dict[str, list[float]] = {label: [] for label in flags}
     for _ in range(9):  # interleaved, so a change in the machine's speed hits both
         for label, extra in flags.items():
-            with tempfile.TemporaryDirectory() as out:
-                command = [sys.executable, "-m", "grpc_tools.protoc", f"-I{proto.parent}",
-                           *[f"-I{p}" for p in include_paths()], *[f.format(out=out) for f in extra], proto.name]
-                start = time.perf_counter()
-                subprocess.run(command, check=True, capture_output=True)
-                runs[label].append(time.perf_counter() - start)
+            runs[label].append(timed(extra))
     times = {label: statistics.median(values) for label, values in runs.items()}
     for label, value in times.items():
         print(f"  protoc {label:<14} {value:6.2f} s")
@@ -402,13 +407,8 @@ def protoc_speed() -> None:
           "issue 11 was filed)")
     # The runs above find the compiled templates in jinja2's cache (under the temporary
     # directory); a first run on a machine compiles them: an empty TMPDIR shows it.
-    with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as empty:
-        command = [sys.executable, "-m", "grpc_tools.protoc", f"-I{proto.parent}",
-                   *[f"-I{p}" for p in include_paths()], f"--plugin=protoc-gen-a2a={plugin}",
-                   f"--a2a_out={out}", proto.name]
-        start = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True, env={**os.environ, "TMPDIR": empty})
-        first = time.perf_counter() - start
+    with tempfile.TemporaryDirectory() as empty:
+        first = timed(flags["--a2a_out"], env={**os.environ, "TMPDIR": empty})
     print(f"  protoc --a2a_out, first run (templates not yet compiled) {first:6.2f} s")
 
 
