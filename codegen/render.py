@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 import jinja2.bccache
@@ -20,9 +21,13 @@ from .model import BindingFile
 from .openapi import openapi_document
 from .views import Call, Item, views
 
+if TYPE_CHECKING:
+    from black.mode import Mode
+
 __all__ = [
     "RenderError",
     "TemplateCache",
+    "black_mode",
     "new_environment",
     "render_file",
     "render_sources",
@@ -228,19 +233,25 @@ def _comment_line(text: str) -> str:
     return "# " + text if text else "#"
 
 
-def _black(source: str) -> str:
-    """Black itself over one module, for a line ``layout`` leaves to it."""
-    import black  # only here: generation of ordinary protos never needs it
-    from black.mode import Mode, TargetVersion
-    from black.parsing import InvalidInput
+def black_mode() -> Mode:
+    """The black configuration generated modules follow (the layout's, and the one the
+    tests hold it to)."""
+    from black.mode import Mode, TargetVersion  # only here: see _black
 
-    mode = Mode(
+    return Mode(
         target_versions={TargetVersion.PY310},
         line_length=LINE_LENGTH,
         magic_trailing_comma=True,
     )
+
+
+def _black(source: str) -> str:
+    """Black itself over one module, for a line ``layout`` leaves to it."""
+    import black  # only here: generation of ordinary protos never needs it
+    from black.parsing import InvalidInput
+
     try:
-        return black.format_str(source, mode=mode)
+        return black.format_str(source, mode=black_mode())
     except InvalidInput as exc:
         raise RenderError(f"invalid Python: {exc}") from exc
 
