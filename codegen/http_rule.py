@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import enum
 import string
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "SegmentKind",
@@ -55,8 +55,7 @@ class SegmentKind(enum.Enum):
     DEEP_WILDCARD = "**"
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):
     """One ``/``-separated piece of a template, after variables are flattened."""
 
     kind: SegmentKind
@@ -66,8 +65,7 @@ class Segment:
         return self.literal if self.kind is SegmentKind.LITERAL else self.kind.value
 
 
-@dataclass(frozen=True)
-class Variable:
+class Variable(NamedTuple):
     """A ``{field.path=segments}`` capture.
 
     ``start`` and ``end`` index the flattened segments of the template; ``end`` is None when
@@ -95,8 +93,7 @@ class Variable:
         return "/".join(str(segment) for segment in self.segments)
 
 
-@dataclass(frozen=True)
-class PathTemplate:
+class PathTemplate(NamedTuple):
     """A parsed template: flattened segments, the variables over them, the custom verb."""
 
     source: str

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from google.protobuf import descriptor_pb2
 from google.protobuf.compiler import plugin_pb2
@@ -48,8 +48,7 @@ _HINT = (
 )
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """One plugin run: the response for protoc, the model it came from, and the
     overlaps an acknowledgement file covered (for ``a2a-codegen routes``)."""
 

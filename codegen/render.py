@@ -9,6 +9,7 @@ inputs are iterated in model order (sorted or declaration order), nothing reads 
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,8 +19,10 @@ import jinja2.bccache
 from .gate import GateError, check_module
 from .layout import LINE_LENGTH, Unformattable, layout
 from .model import BindingFile
-from .openapi import openapi_document
 from .views import Call, Item, views
+
+# Printable ASCII but for the quotes and the backslash: such text is its own literal.
+_PLAIN = re.compile(r"[ !#-&(-\[\]-~]*")
 
 if TYPE_CHECKING:
     from black.mode import Mode
@@ -143,6 +146,8 @@ def _string_literal(text: str) -> str:
     backslashes escaped, everything outside ``" "..."~"`` as an escape sequence. Double
     quotes unless single ones need fewer escapes (black's choice, so black leaves it).
     """
+    if _PLAIN.fullmatch(text):
+        return f'"{text}"'
     quote = "'" if text.count('"') > text.count("'") else '"'
     out = []
     for char in text:
@@ -179,17 +184,10 @@ def _docstring(text: str, indent: int = 0, whole: bool = True) -> str:
     is removed before indenting them to ``indent``, and a last quote is padded with a
     space. Inside a longer docstring (``whole=False``) lines keep their indentation and
     a last quote is escaped."""
-    out: list[str] = []
-    for char in text.replace("\r\n", "\n"):
-        if char == "\\":
-            out.append("\\\\")
-        elif char == '"' and len(out) > 1 and out[-1][-1:] == out[-2][-1:] == '"':
-            out.append('\\"')
-        elif char in '\n\t"' or char.isprintable():
-            out.append(char)
-        else:
-            out.append(char.encode("unicode_escape").decode("ascii"))
-    lines = [_expand_leading_tabs(line).rstrip() for line in "".join(out).split("\n")]
+    lines = [
+        _expand_leading_tabs(line).rstrip()
+        for line in _docstring_text(text.replace("\r\n", "\n")).split("\n")
+    ]
     while lines and not lines[-1]:
         lines.pop()
     if not lines:
@@ -215,6 +213,27 @@ def _docstring(text: str, indent: int = 0, whole: bool = True) -> str:
     if len(lines) > 1 and len(lines[-1]) + 3 > LINE_LENGTH:
         body += "\n" + pad
     return body
+
+
+def _docstring_text(text: str) -> str:
+    """``text`` with the escapes ``_docstring`` describes (line ends and tabs kept)."""
+    if (
+        "\\" not in text
+        and '"""' not in text  # then no quote makes three in a row
+        and text.replace("\n", "").replace("\t", "").isprintable()
+    ):
+        return text  # the common case: nothing to escape
+    out: list[str] = []
+    for char in text:
+        if char == "\\":
+            out.append("\\\\")
+        elif char == '"' and len(out) > 1 and out[-1][-1:] == out[-2][-1:] == '"':
+            out.append('\\"')
+        elif char in '\n\t"' or char.isprintable():
+            out.append(char)
+        else:
+            out.append(char.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
 
 
 def _expand_leading_tabs(line: str) -> str:
@@ -301,6 +320,8 @@ def render_file(binding_file: BindingFile) -> dict[str, str]:
     for module in runtime_modules(binding_file):
         rendered[module] = header + (runtime_dir() / module).read_text(encoding="utf-8")
     if binding_file.openapi:
+        from .openapi import openapi_document  # only here: an option most runs lack
+
         rendered["openapi.json"] = openapi_document(binding_file)
     rendered["py.typed"] = ""
     return rendered

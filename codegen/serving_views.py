@@ -7,7 +7,7 @@ stream. The templates only loop, branch and print.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .model import Method
 from .model.naming import handler_method_name
@@ -16,8 +16,7 @@ from .views import FileView
 __all__ = ["AsgiView", "ClientView", "HandlerMethod", "HandlerView"]
 
 
-@dataclass(frozen=True)
-class HandlerMethod:
+class HandlerMethod(NamedTuple):
     """One rpc as a handler method and a client call."""
 
     rpc: str

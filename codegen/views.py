@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import keyword
 import unicodedata
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from .model import Binding, BindingFile, Field, Method, QueryParam, query_codec
@@ -29,11 +28,11 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
 class FileView:
     """What every module's header and docstring print."""
 
-    file: BindingFile
+    def __init__(self, file: BindingFile) -> None:
+        self.file = file
 
     @property
     def proto_file(self) -> str:
@@ -97,11 +96,9 @@ class Item(NamedTuple):
     position: int
 
 
-@dataclass(frozen=True)
-class RouteView:
+class RouteView(NamedTuple):
     """One row of ``ROUTES`` and its ``Pattern``."""
 
-    index: int
     method: Method
     binding: Binding
     comment: str  # the rpc's comment, on its first route only
@@ -131,7 +128,7 @@ class RoutesView(FileView):
     def routes(self) -> tuple[RouteView, ...]:
         rows = []
         for route in self.file.routes:
-            method, binding, index = route.method, route.binding, route.index
+            method, binding = route.method, route.binding
             first = binding is method.bindings[0]
             captures = []
             for path_field, start, end in binding.captures:
@@ -146,7 +143,7 @@ class RoutesView(FileView):
                     )
                 )
             comment = method.comment if first else ""
-            rows.append(RouteView(index, method, binding, comment, tuple(captures)))
+            rows.append(RouteView(method, binding, comment, tuple(captures)))
         return tuple(rows)
 
     @property
@@ -205,8 +202,7 @@ class RoutesView(FileView):
         return tuple((m.name, self.request_annotation(m)) for m in self.file.methods)
 
 
-@dataclass(frozen=True)
-class QueryShape:
+class QueryShape(NamedTuple):
     """The ``<Rpc>Query`` TypedDict of one rpc."""
 
     rpc: str
@@ -330,8 +326,7 @@ class JsonRpcView(FileView):
         return tuple(m.name for m in self.file.methods if m.server_streaming)
 
 
-@dataclass(frozen=True)
-class FieldRow:
+class FieldRow(NamedTuple):
     """One key of a message's TypedDict."""
 
     json_name: str
@@ -339,8 +334,7 @@ class FieldRow:
     comment: str
 
 
-@dataclass(frozen=True)
-class MessageShape:
+class MessageShape(NamedTuple):
     """A message's TypedDict: the keys it must have, and the rest. In class form the
     required keys sit in a private total base class (``typing.Required`` would need
     Python 3.11); in functional form (keys that are not identifiers) every key is

@@ -266,3 +266,32 @@ def test_unknown_argument_is_a_usage_error() -> None:
     result = subprocess.run([plugin_executable(), "--frobnicate"], capture_output=True, text=True, timeout=60,
                             stdin=subprocess.DEVNULL)
     assert result.returncode == 2 and "unknown argument '--frobnicate'" in result.stderr
+
+
+def test_executable_answers_as_generate_does(tmp_path: Path) -> None:
+    # The executable ends with os._exit once the response is flushed: the whole response
+    # (far larger than a pipe's buffer) and every warning must be out by then.
+    request = compile_request(spec_proto("v1.0.1"), "ambiguity=warn")
+    warnings: list[str] = []
+    expected = generate(request, warnings.append).SerializeToString(deterministic=True)
+    result = subprocess.run(
+        [plugin_executable()], input=request.SerializeToString(), capture_output=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert len(expected) > 1 << 16 and result.stdout == expected
+    assert warnings and result.stderr.decode().splitlines() == [f"protoc-gen-a2a: {w}" for w in warnings]
+
+
+def test_executable_collects_garbage_while_generating() -> None:
+    # The collector is paused only while the generator's modules load: generation itself
+    # runs with it on (a large proto must not grow memory without bound).
+    script = (
+        "import gc\n"
+        "from codegen import executable, plugin\n"
+        "plugin.main = lambda: print(gc.isenabled(), gc.get_freeze_count() > 0)\n"
+        "executable.main()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                            stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "True True\n"

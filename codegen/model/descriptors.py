@@ -74,26 +74,33 @@ class SourceInfo:
         self._descriptor = file
 
     @functools.cached_property
-    def spans(self) -> dict[tuple[int, ...], tuple[int, int]]:
-        """(line, column), 1-based, of each path; read on first use (an imported file
-        such as descriptor.proto has thousands of locations no diagnostic needs)."""
+    def _read(
+        self,
+    ) -> tuple[dict[tuple[int, ...], tuple[int, int]], dict[tuple[int, ...], str]]:
+        """The spans and comments below, in one pass over the file's locations, on
+        first use (an imported file such as descriptor.proto has thousands of locations
+        no diagnostic needs)."""
         spans: dict[tuple[int, ...], tuple[int, int]] = {}
-        for location in self._descriptor.source_code_info.location:
-            path = tuple(location.path)
-            if path not in spans and location.span:
-                spans[path] = (location.span[0] + 1, location.span[1] + 1)
-        return spans
-
-    @functools.cached_property
-    def comments(self) -> dict[tuple[int, ...], str]:
-        """The cleaned leading comment of each path that has one."""
         comments: dict[tuple[int, ...], str] = {}
         for location in self._descriptor.source_code_info.location:
-            if location.leading_comments:
-                path = tuple(location.path)
-                if path not in comments:
-                    comments[path] = _clean_comment(_text(location.leading_comments))
-        return comments
+            path = tuple(location.path)
+            span = location.span
+            if span and path not in spans:
+                spans[path] = (span[0] + 1, span[1] + 1)
+            leading = location.leading_comments
+            if leading and path not in comments:
+                comments[path] = _clean_comment(_text(leading))
+        return spans, comments
+
+    @property
+    def spans(self) -> dict[tuple[int, ...], tuple[int, int]]:
+        """(line, column), 1-based, of each path."""
+        return self._read[0]
+
+    @property
+    def comments(self) -> dict[tuple[int, ...], str]:
+        """The cleaned leading comment of each path that has one."""
+        return self._read[1]
 
     def location(self, path: Sequence[int]) -> SourceLocation:
         """The most specific recorded location on ``path`` (protoc records no location
