@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from .http_rule import PathTemplate, SegmentKind, TemplateError, parse_template
 
@@ -74,8 +74,7 @@ class _Overlap(Protocol):
     def second(self) -> _RouteRow: ...
 
 
-@dataclass(frozen=True)
-class Acknowledgement:
+class Acknowledgement(NamedTuple):
     """One reviewed overlap: a route pair (``templates``) or an example ``path``."""
 
     source: str  # the file, as named in the option

@@ -27,12 +27,26 @@ LINE_LENGTH = 88
 _INDENT = "    "
 
 # A string (one line: the generator writes escapes), a bracket, a comma, a comment, or
-# a run of anything else.
+# a run of anything else; the token is group 1, after any white space.
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
 _TOKEN = re.compile(
-    _STRING.pattern + r"""|\s+|[(\[{]|[)\]}]|,|#.*|[^\s"'(\[{)\]},#][^"'(\[{)\]},#]*"""
+    r"\s*("
+    + _STRING.pattern
+    + r"""|[(\[{)\]},]|#.*|[^\s"'(\[{)\]},#][^"'(\[{)\]},#]*)"""
 )
+# A token's kind by its first character.
+_KINDS = {
+    **dict.fromkeys("([{", "open"),
+    **dict.fromkeys(")]}", "close"),
+    ",": "comma",
+    "#": "comment",
+    '"': "string",
+    "'": "string",
+}
 _BRACKETS = re.compile(r"[()\[\]{}]")
+# The start of a line longer than black allows; a character that is not ASCII.
+_LONG = re.compile(rf"^.{{{LINE_LENGTH + 1}}}", re.MULTILINE)
+_WIDE = re.compile(r"[^\x00-\x7f]")
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
 
 
@@ -51,28 +65,21 @@ class _Line:
         self.kinds: list[str] = []
         self.partner: dict[int, int] = {}
         stack: list[int] = []
-        for found in _TOKEN.finditer(text):
-            value = found.group()
-            if value.isspace():
-                continue
-            index = len(self.spans)
-            self.spans.append(found.span())
-            if value in _CLOSE:
-                kind = "open"
+        for index, found in enumerate(_TOKEN.finditer(text)):
+            span = found.span(1)
+            first = text[span[0]]
+            kind = _KINDS.get(first, "other")
+            if kind == "open":
                 stack.append(index)
-            elif value in ")]}":
-                if not stack or _CLOSE[text[self.spans[stack[-1]][0]]] != value:
+            elif kind == "close":
+                if not stack or _CLOSE[text[self.spans[stack[-1]][0]]] != first:
                     raise Unformattable("a bracket that opened on an earlier line")
-                kind = "close"
                 opening = stack.pop()
                 self.partner[opening] = index
                 self.partner[index] = opening
-            elif value == ",":
-                kind = "comma"
-            elif value.startswith("#"):
+            elif kind == "comment":
                 raise Unformattable("a comment after code")
-            else:
-                kind = "string" if value[0] in "\"'" else "other"
+            self.spans.append(span)
             self.kinds.append(kind)
         if stack:
             raise Unformattable("a bracket that closes on a later line")
@@ -257,10 +264,20 @@ def _split_at(
 def layout(source: str) -> str:
     """``source`` with every line longer than black allows split as black splits it.
     Raises ``Unformattable`` for a line whose split black decides another way."""
+    # Only a line too long or not ASCII can need anything: the lines after the last
+    # such line are kept as they are, unread.
+    last = -1
+    for pattern in (_LONG, _WIDE) if not source.isascii() else (_LONG,):
+        for found in pattern.finditer(source, last + 1):
+            last = found.start()
+    if last < 0:
+        return source
+    lines = source.split("\n")
+    end = source.count("\n", 0, last) + 1
     out: list[str] = []
     depth = 0
     docstring = False
-    for line in source.split("\n"):
+    for line in lines[:end]:
         stripped = line.lstrip()
         if docstring:  # its text holds no three quotes in a row: they close it
             docstring = '"""' not in line
@@ -290,4 +307,4 @@ def layout(source: str) -> str:
             code = _STRING.sub("", line) if '"' in line or "'" in line else line
             code = code.split("#", 1)[0]
             depth += sum(map(code.count, "([{")) - sum(map(code.count, ")]}"))
-    return "\n".join(out)
+    return "\n".join(out + lines[end:])
