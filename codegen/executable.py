@@ -34,6 +34,7 @@ def main() -> None:
         gc.freeze()
         gc.enable()
     plugin.main()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:  # None: the stream was closed when the process started
+            stream.flush()
     os._exit(0)

@@ -10,9 +10,10 @@ traceback.
 from __future__ import annotations
 
 import dataclasses
+import select
 import sys
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from google.protobuf import descriptor_pb2
 from google.protobuf.compiler import plugin_pb2
@@ -146,8 +147,31 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(2)
     request = plugin_pb2.CodeGeneratorRequest.FromString(data)
     response = generate(request, _warn)
-    sys.stdout.buffer.write(response.SerializeToString(deterministic=True))
-    sys.stdout.buffer.flush()
+    _write_all(sys.stdout.buffer, response.SerializeToString(deterministic=True))
+
+
+def _write_all(stream: BinaryIO, data: bytes) -> None:
+    """Write every byte of ``data`` to ``stream`` and flush it. Under
+    ``PYTHONUNBUFFERED`` stdout is a raw stream, whose ``write`` may take only part of
+    the data; a non-blocking pipe takes what fits and refuses the rest until its reader
+    catches up. Either way the rest is written once the pipe has room, so protoc never
+    reads a response cut short."""
+    view = memoryview(data)
+    while view:
+        try:
+            written = stream.write(view)
+        except BlockingIOError as exc:  # buffered: it kept what it could
+            written = exc.characters_written
+        if not written:  # nothing taken: wait until the pipe has room
+            select.select([], [stream], [])
+            continue
+        view = view[written:]
+    while True:
+        try:
+            stream.flush()
+            return
+        except BlockingIOError:
+            select.select([], [stream], [])
 
 
 if __name__ == "__main__":

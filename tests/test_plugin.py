@@ -7,6 +7,8 @@ import pty
 import re
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -295,3 +297,42 @@ def test_executable_collects_garbage_while_generating() -> None:
                             stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "True True\n"
+
+
+@pytest.mark.parametrize("unbuffered", [True, False], ids=["PYTHONUNBUFFERED", "buffered"])
+def test_response_reaches_a_slow_non_blocking_pipe_whole(unbuffered: bool) -> None:
+    # A non-blocking pipe takes what fits (64 KiB) and refuses the rest until its reader
+    # catches up; under PYTHONUNBUFFERED stdout is raw and a write may take only part.
+    request = compile_request(spec_proto("v1.0.1"))
+    expected = generate(request).SerializeToString(deterministic=True)
+    assert len(expected) > 4 << 16
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    chunks: list[bytes] = []
+
+    def read_slowly() -> None:
+        time.sleep(0.2)  # the plugin meets a full pipe first
+        while chunk := os.read(read_end, 1 << 14):
+            chunks.append(chunk)
+            time.sleep(0.002)
+
+    reader = threading.Thread(target=read_slowly)
+    reader.start()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    try:
+        result = subprocess.run([plugin_executable()], input=request.SerializeToString(), stdout=write_end,
+                                stderr=subprocess.PIPE, env=env, timeout=60)
+    finally:
+        os.close(write_end)
+        reader.join(timeout=60)
+        os.close(read_end)
+    assert result.returncode == 0, result.stderr
+    assert b"".join(chunks) == expected
+
+
+def test_version_with_stdout_closed_exits_cleanly() -> None:
+    result = subprocess.run([plugin_executable(), "--version"], stdout=None, stderr=subprocess.PIPE, timeout=60,
+                            stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
+    assert result.returncode == 0 and result.stderr == b""
