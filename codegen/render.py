@@ -131,7 +131,7 @@ def _python_literal(value: object) -> str:
         return f"{value.name}({', '.join(map(_python_literal, value.args))})"
     if isinstance(value, Item):
         return f"{value.table}[{value.position:d}]"
-    if isinstance(value, tuple):
+    if type(value) is tuple:  # a plain tuple: a record (a NamedTuple) is no literal
         inner = ", ".join(_python_literal(item) for item in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, str):

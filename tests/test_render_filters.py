@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import ast
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from codegen.render import _docstring_text, _string_literal
+from codegen.http_rule import parse_template
+from codegen.render import _docstring_text, _python_literal, _string_literal
+from codegen.views import Call, Item
 
 # Plain words (the common case, taken without a scan) and text with every kind of
 # character the filters escape.
@@ -41,3 +44,11 @@ def test_docstring_text_reads_back_and_never_holds_three_quotes(text: str) -> No
     assert '"""' not in body
     # A space before the closing quotes, as _docstring pads a last quote.
     assert ast.literal_eval(f'"""{body} """') == text + " "
+
+
+def test_python_literal_prints_tables_and_refuses_records() -> None:
+    row = Call("Param", (("a",), 1, None, True, Item("ROUTES", 3)))
+    assert _python_literal(row) == 'Param(("a",), 1, None, True, ROUTES[3])'
+    # A record of the generator (a NamedTuple) is a tuple too, but never a literal.
+    with pytest.raises(TypeError):
+        _python_literal(parse_template("/tasks/{id}"))
