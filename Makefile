@@ -27,8 +27,10 @@ clean:
 	rm -rf $(VENV) build dist
 
 # Speed against the peers, measured in one run (ratios printed): the tables and generation
-# (bench.py), the whole server path through the generated ASGI app against a2a-sdk's
-# Starlette app (bench_serving.py), generation on hostile inputs (bench_hostile.py).
+# (bench.py); the binding alone, the generated ASGI app against a2a-sdk's routes and a
+# hand-written floor app, each over a trivial handler, in process and under uvicorn on
+# 127.0.0.1 (bench_serving.py, about 1.5 minutes); generation on hostile inputs
+# (bench_hostile.py).
 bench: $(STAMP)
 	$(PY) bench/bench.py
 	$(PY) bench/bench_serving.py

@@ -45,8 +45,27 @@ __all__ = [
 MODULES = ("__init__.py", "routes.py", "query.py", "jsonrpc.py", "messages.py")
 
 # The runtime every package carries verbatim, and what only A2A packages carry.
-RUNTIME = ("_query.py", "_paths.py", "_jsonrpc.py", "_required.py")
-A2A_RUNTIME = ("_protocol.py", "_asgi.py", "_client.py")
+RUNTIME = (
+    "_query.py",
+    "_paths.py",
+    "_json.py",
+    "_sse.py",
+    "_jsonrpc.py",
+    "_required.py",
+)
+A2A_RUNTIME = (
+    "_headers.py",
+    "_media.py",
+    "_errors.py",
+    "_params.py",
+    "_caching.py",
+    "_failure.py",
+    "_request.py",
+    "_responses.py",
+    "_documents.py",
+    "_asgi.py",
+    "_client.py",
+)
 
 
 class RenderError(RuntimeError):

@@ -153,7 +153,7 @@ def test_our_server_error_answers(our_server: str) -> None:
         assert error["code"] == 400 and error["status"] == "INVALID_ARGUMENT"
         assert error["details"][0]["fieldViolations"][0]["field"] == "pageSize"
         wrong_verb = client.delete("/rest/tasks")
-        assert wrong_verb.status_code == 405 and wrong_verb.headers["allow"] == "GET"
+        assert wrong_verb.status_code == 405 and wrong_verb.headers["allow"] == "GET, HEAD"
         assert client.get("/rest/nope").status_code == 404
         missing = client.get("/rest/tasks/nope")
         assert missing.status_code == 404

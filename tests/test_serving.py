@@ -202,7 +202,7 @@ def test_plain_http_answers(served: str) -> None:
         assert http.get("/.well-known/agent-card.json", headers={"If-None-Match": card.headers["etag"]}).status_code == 304
         bad = http.get("/rest/tasks", params={"pageSize": "1.5"}, headers={"A2A-Version": "1.0"})
         assert bad.status_code == 400 and bad.json()["error"]["details"][0]["fieldViolations"][0]["field"] == "pageSize"
-        assert http.delete("/rest/tasks", headers={"A2A-Version": "1.0"}).headers["allow"] == "GET"
+        assert http.delete("/rest/tasks", headers={"A2A-Version": "1.0"}).headers["allow"] == "GET, HEAD"
         old = http.get("/rest/tasks")
         assert old.status_code == 400 and old.json()["error"]["details"][0]["reason"] == "VERSION_NOT_SUPPORTED"
         rpc = http.post("/jsonrpc", json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}})

@@ -111,6 +111,8 @@ class Match:
 
     route: Route
     params: dict[str, str]
+    # Where the route ends in its table's tree, for ``RouteTable.request``.
+    target: _Target | None = field(default=None, repr=False, compare=False)
 
 
 QueryPairs = list[tuple[str, Union[str, int, float, bool, None]]]
@@ -396,7 +398,8 @@ class RouteTable:
         found = self._match(verb, raw_path)
         if found is None:
             return None
-        return Match(found[0].route, self._params(*found))
+        target = found[0]
+        return Match(target.route, self._params(*found), target)
 
     def allowed_verbs(self, raw_path: str) -> frozenset[str]:
         """Every HTTP verb some route accepts for ``raw_path`` (for a 405 and its Allow
@@ -431,10 +434,42 @@ class RouteTable:
         if found is None:
             raise self.not_found(verb, raw_path)
         target, segments = found
-        route = target.route
         params = self._params(target, segments)
         if not query and body is None and not target.merge:
-            return route, params  # the path is the whole request
+            return target.route, params  # the path is the whole request
+        return target.route, self._request(
+            target, params, query, body, unknown, max_pairs
+        )
+
+    def request(
+        self,
+        match: Match,
+        query: QueryInput = "",
+        body: object = None,
+        *,
+        unknown: Unknown = "ignore",
+        max_pairs: int | None = None,
+    ) -> dict[str, Any]:
+        """The ProtoJSON request dict of a request ``match`` found: ``transcode``
+        without matching again. ``ValueError`` for a ``Match`` not made by ``match``
+        of this table."""
+        target = match.target
+        if target is None or target.route is not match.route:
+            raise ValueError("the match was not made by this route table")
+        if not query and body is None and not target.merge:
+            return match.params  # the path is the whole request
+        return self._request(target, match.params, query, body, unknown, max_pairs)
+
+    def _request(
+        self,
+        target: _Target,
+        params: dict[str, str],
+        query: QueryInput,
+        body: object,
+        unknown: Unknown,
+        max_pairs: int | None,
+    ) -> dict[str, Any]:
+        route = target.route
         if (
             body is not None
             and type(body) is not dict
@@ -466,7 +501,7 @@ class RouteTable:
             elif body:
                 raise ValueError(f"{route.verb} {route.template} takes no body")
         if not request and not target.merge:
-            return route, params  # nothing to merge with: the path is the request
+            return params  # nothing to merge with: the path is the request
         for capture in target.captures:
             text = params[capture.field]
             value: object = text
@@ -475,7 +510,7 @@ class RouteTable:
                     capture.codec, capture.field, text, capture.enum
                 )
             _merge(request, capture.field, value, text)
-        return route, request
+        return request
 
     # The client side.
 

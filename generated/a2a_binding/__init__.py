@@ -10,8 +10,7 @@ Modules:
     jsonrpc:  the JSON-RPC 2.0 method map and envelope helpers.
     messages: a ``TypedDict`` per message, with ProtoJSON field names.
     protocol: the A2A rules the proto does not carry (versions, errors, caching, SSE).
-    _paths, _query, _jsonrpc, _protocol: the algorithms those modules run, the same in every
-              generated package.
+    _*:       the algorithms those modules run, the same in every generated package.
 
 Only the standard library is imported. Vendor this folder as it is; regenerate it rather
 than editing it.

@@ -28,16 +28,12 @@ from urllib.parse import quote, urlencode
 
 from ._jsonrpc import JsonRpcError, Method, RequestId
 from ._paths import HttpRequest
-from ._protocol import (
-    A2AError,
-    Binding,
-    RequestHeaders,
-    SseEvent,
-    aparse_sse,
-    media_type,
-    SseTooLarge,
-    parse_sse,
-)
+from ._errors import A2AError
+from ._headers import RequestHeaders
+from ._json import encode
+from ._media import media_type
+from ._params import Binding
+from ._sse import SSE_CONTENT_TYPE, SseEvent, SseTooLarge, aparse_sse, parse_sse
 
 __all__ = [
     "ClientBinding",
@@ -45,8 +41,6 @@ __all__ = [
     "ResponseError",
     "is_event_stream",
 ]
-
-_SSE = "text/event-stream"
 
 
 @dataclass(frozen=True)
@@ -84,18 +78,16 @@ def is_event_stream(headers: RequestHeaders) -> bool:
     for name, value in pairs:
         text = name.decode("latin-1") if isinstance(name, bytes) else name
         if text.lower() == "content-type":
-            return media_type(value) == _SSE
+            return media_type(value) == SSE_CONTENT_TYPE
     return False
 
 
 def _json(rpc: str, payload: Any) -> bytes:
     """The request body; ``ValueError`` naming ``rpc`` for what JSON cannot carry (a
-    NaN or infinity, which ProtoJSON writes as a string, a lone surrogate)."""
+    NaN or infinity, which ProtoJSON writes as a string)."""
     try:
-        return json.dumps(
-            payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-        ).encode()
-    except ValueError as exc:  # UnicodeEncodeError included
+        return encode(payload)
+    except ValueError as exc:
         raise ValueError(f"{rpc}: the request is not JSON: {exc}") from None
 
 
@@ -149,7 +141,7 @@ class ClientBinding:
     ) -> PreparedRequest:
         """The request for ``rpc`` (see the generated ``client.prepare``)."""
         base = base_url.rstrip("/")
-        accept = [("Accept", _SSE)] if rpc in self.streaming else []
+        accept = [("Accept", SSE_CONTENT_TYPE)] if rpc in self.streaming else []
         if binding == "http+json":
             built = self._build(rpc, request, tenant=tenant)
             url = base + built.path

@@ -11,13 +11,14 @@ The generated ``jsonrpc.py`` holds the method table and hands it to ``JsonRpcBin
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 from urllib.parse import quote
 
+from ._json import ExactNumber, NotJson, decode, encode
 from ._paths import Route, decode_segment, well_formed
+from ._sse import sse_frame
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -30,8 +31,11 @@ __all__ = [
     "PARSE_ERROR",
     "Request",
     "RequestId",
+    "decode_envelope",
+    "decode_json",
     "endpoint_tenant",
     "failure",
+    "response_bytes",
     "sse_event",
     "success",
 ]
@@ -97,40 +101,22 @@ class Request:
     streaming: bool = False
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(text: str) -> float:
-    """A JSON number as a float; one beyond a double (``1e999``) is refused, not read
-    as infinity (no JSON answer could carry it back)."""
-    number = float(text)
-    if number in (float("inf"), float("-inf")):
-        raise ValueError(f"the number {text[:40]} is beyond a double")
-    return number
-
-
 def decode_json(payload: bytes | str) -> Any:
     """A JSON document, or ``JsonRpcError(PARSE_ERROR)`` naming what is wrong (not
     UTF-8, not JSON, ``NaN``/``Infinity``, nested too deeply)."""
-    if isinstance(payload, bytes):
-        try:
-            payload = payload.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise JsonRpcError(
-                PARSE_ERROR,
-                f"Parse error: the payload is not UTF-8 ({exc.reason} at byte {exc.start})",
-            ) from None
     try:
-        return json.loads(
-            payload, parse_constant=_reject_constant, parse_float=_finite_float
-        )
-    except RecursionError:
-        raise JsonRpcError(
-            PARSE_ERROR, "Parse error: the JSON is nested too deeply"
-        ) from None
-    except ValueError as exc:
+        return decode(payload)
+    except NotJson as exc:
         raise JsonRpcError(PARSE_ERROR, f"Parse error: {exc}") from None
+
+
+def decode_envelope(payload: bytes | str) -> Any:
+    """``decode_json``, with a fractional ``id`` kept as sent (an ``ExactNumber``),
+    so that the answer echoes it exactly: ``9007199254740993.0`` is no double."""
+    envelope = decode_json(payload)
+    if isinstance(envelope, dict) and type(envelope.get("id")) is float:
+        envelope["id"] = decode(payload, exact=True)["id"]  # the rare path: parse again
+    return envelope
 
 
 def _valid_id(request_id: object) -> bool:
@@ -156,7 +142,7 @@ class JsonRpcBinding:
     def parse_request(self, payload: object, *, tenant: str | None = None) -> Request:
         """Check one JSON-RPC 2.0 request (see the generated ``parse_request``)."""
         envelope = (
-            decode_json(payload) if isinstance(payload, (bytes, str)) else payload
+            decode_envelope(payload) if isinstance(payload, (bytes, str)) else payload
         )
         if isinstance(envelope, list):
             raise JsonRpcError(
@@ -270,18 +256,30 @@ def failure(id: RequestId, error: JsonRpcError) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": id, "error": error.to_dict()}
 
 
+def response_bytes(id: RequestId, member: str, value: Any) -> bytes:
+    """A response envelope as JSON bytes: ``member`` is ``"result"`` or ``"error"``.
+    An id read as an ``ExactNumber`` is written as it was sent."""
+    written = id.text.encode() if isinstance(id, ExactNumber) else encode(id)
+    return b"".join(
+        (
+            b'{"jsonrpc":"2.0","id":',
+            written,
+            b',"',
+            member.encode(),
+            b'":',
+            encode(value),
+            b"}",
+        )
+    )
+
+
 def sse_event(
     envelope: Mapping[str, Any], *, event_id: str | int | None = None
 ) -> bytes:
     """One Server-Sent Events event carrying a response envelope on one ``data:`` line
-    (compact JSON never holds a line break); ``event_id`` numbers it."""
-    data = json.dumps(envelope, separators=(",", ":"), ensure_ascii=False)
-    if event_id is None:
-        return f"data: {data}\n\n".encode()
-    text = str(event_id)
-    if "\r" in text or "\n" in text or "\0" in text:
-        raise ValueError(f"an SSE id may not hold CR, LF or NUL: {text!r}")
-    return f"id: {text}\ndata: {data}\n\n".encode()
+    (compact JSON never holds a line break); ``event_id`` numbers it. ``ValueError``
+    for what JSON cannot carry (a NaN) or an id holding CR, LF or NUL."""
+    return sse_frame(encode(envelope), event_id=event_id)
 
 
 def _base(base: str) -> str:

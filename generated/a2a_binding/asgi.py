@@ -100,6 +100,7 @@ def create_app(
     openapi: str | bytes | None = None,
     openapi_path: str = "/openapi.json",
     link_openapi_in_card: bool = False,
+    call_timeout: float | None = None,
 ) -> A2AApplication:
     """The ASGI application serving ``handler``.
 
@@ -116,7 +117,10 @@ def create_app(
     violations that make a decoded request invalid (400 / -32602); by default the
     REQUIRED fields (``required_fields``), None for no check. A handler's
     unexpected exception is answered 500 / -32603 without its text unless
-    ``expose_errors`` is True; it is logged on the ``a2a_binding.asgi`` logger.
+    ``expose_errors`` is True; it is logged on the logger named after this package
+    (``<package>.asgi``). ``call_timeout`` (seconds) is the deadline of each call:
+    past it the handler is cancelled and the client gets 504 ``DEADLINE_EXCEEDED``
+    (JSON-RPC -32603); for a stream it bounds the wait for the first event.
     ``openapi`` (JSON text, e.g. ``openapi_document()``) is served at
     ``openapi_path`` like the card, given ``servers`` (the base URL and
     ``http_json_prefix``) when it names none; ``link_openapi_in_card=True`` sets the
@@ -125,7 +129,7 @@ def create_app(
     return A2AApplication(
         handler,
         methods=HANDLER_METHODS,
-        routes=routes,
+        routes=routes.TABLE,
         jsonrpc=jsonrpc,
         tenant_field="tenant",
         agent_card_path=routes.AGENT_CARD_PATH,
@@ -142,4 +146,5 @@ def create_app(
         openapi=openapi,
         openapi_path=openapi_path,
         link_openapi_in_card=link_openapi_in_card,
+        call_timeout=call_timeout,
     )

@@ -22,12 +22,8 @@ from collections.abc import AsyncIterator
 from typing import Protocol
 
 from . import messages
-from ._asgi import (
-    UNAUTHENTICATED_CODE,
-    CallContext,
-    InvalidArgument,
-    Unauthenticated,
-)
+from ._failure import UNAUTHENTICATED_CODE, InvalidArgument, Unauthenticated
+from ._request import CallContext
 
 __all__ = [
     "CallContext",

@@ -36,12 +36,9 @@ from ._jsonrpc import (
     sse_event,
     success,
 )
-from ._protocol import (
-    A2A_ERRORS,
-    JSONRPC_ACCEPTED as ACCEPTED_CONTENT_TYPES,
-    JSONRPC_CONTENT_TYPE as CONTENT_TYPE,
-    A2AErrorKind,
-)
+from ._errors import A2A_ERRORS, A2AErrorKind
+from ._media import JSONRPC_ACCEPTED as ACCEPTED_CONTENT_TYPES
+from ._media import JSONRPC_CONTENT_TYPE as CONTENT_TYPE
 from .routes import AGENT_CARD_PATH, ROUTES, agent_card_tenant
 
 __all__ = [

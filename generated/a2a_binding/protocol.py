@@ -7,40 +7,35 @@
 Service parameters (``A2A-Version``, ``A2A-Extensions``) and the version check, the
 spec's error table and ``A2AError``, the content types of each binding, agent-card
 caching headers and conditional requests, and server-sent events. The algorithms are in
-``_protocol`` (shared by every generated A2A package); this module fixes the protocol
-version this binding speaks.
+``_params``, ``_errors``, ``_media``, ``_caching`` and ``_sse`` (shared by every generated
+A2A package); this module fixes the protocol version this binding speaks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ._protocol import (
-    A2A_ERRORS,
-    DEFAULT_VERSION,
-    DOMAIN,
-    EXTENSIONS_HEADER,
+from ._caching import agent_card_headers, not_modified
+from ._errors import A2A_ERRORS, DOMAIN, A2AError, A2AErrorKind
+from ._headers import RequestHeaders
+from ._media import (
     HTTP_JSON_ACCEPTED,
     HTTP_JSON_CONTENT_TYPE,
     JSONRPC_ACCEPTED,
     JSONRPC_CONTENT_TYPE,
-    VERSION_HEADER,
-    A2AError,
-    A2AErrorKind,
-    Binding,
-    RequestHeaders,
-    ServiceParams,
-    SseEvent,
-    agent_card_headers,
-    aparse_sse,
     media_type,
-    not_modified,
-    parse_sse,
-    service_params,
-    sse_frame,
 )
-from ._protocol import check_version as _check_version
-from ._protocol import request_headers as _request_headers
+from ._params import (
+    DEFAULT_VERSION,
+    EXTENSIONS_HEADER,
+    VERSION_HEADER,
+    Binding,
+    ServiceParams,
+    service_params,
+)
+from ._params import check_version as _check_version
+from ._params import request_headers as _request_headers
+from ._sse import SseEvent, aparse_sse, parse_sse, sse_frame
 
 __all__ = [
     "A2A_ERRORS",

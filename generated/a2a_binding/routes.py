@@ -48,6 +48,7 @@ __all__ = [
     "Route",
     "RouteNotFound",
     "RpcName",
+    "TABLE",
     "TENANT_VARIANTS",
     "agent_card_tenant",
     "allowed_verbs",
@@ -423,7 +424,7 @@ def _headers(body: bool) -> list[tuple[str, str]]:
     return request_headers("http+json", body=body)
 
 
-_TABLE = RouteTable(
+TABLE = RouteTable(
     ROUTES,
     (
         Pattern(
@@ -734,13 +735,13 @@ _TABLE = RouteTable(
 def match(verb: str, raw_path: str) -> Match | None:
     """The route for ``verb`` and ``raw_path`` (the path as sent, still percent-encoded,
     without query or fragment), or None. Never raises."""
-    return _TABLE.match(verb, raw_path)
+    return TABLE.match(verb, raw_path)
 
 
 def allowed_verbs(raw_path: str) -> frozenset[str]:
     """Every HTTP verb some route accepts for ``raw_path`` (for a 405 and its Allow
     header); empty when no route has this path."""
-    return _TABLE.allowed_verbs(raw_path)
+    return TABLE.allowed_verbs(raw_path)
 
 
 def agent_card_tenant(raw_path: str) -> str | None:
@@ -881,7 +882,7 @@ def build(
     takes the request as any mapping (the checks at run time are the same).
     """
     del dynamic  # for type checkers only
-    return _TABLE.build(rpc, request, tenant=tenant)
+    return TABLE.build(rpc, request, tenant=tenant)
 
 
 def transcode(
@@ -903,6 +904,6 @@ def transcode(
     ``RouteNotFound`` (404/405), ``QueryError`` for a bad value or a field given twice
     with different values, ``ValueError`` for a body the route does not take.
     """
-    return _TABLE.transcode(
+    return TABLE.transcode(
         verb, raw_path, query, body, unknown=unknown, max_pairs=max_pairs
     )

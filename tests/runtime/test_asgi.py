@@ -29,8 +29,9 @@ from codegen.runtime._asgi import (
 )
 from codegen.runtime._jsonrpc import JsonRpcBinding, Method
 from codegen.runtime._paths import Capture, ClientRoute, Pattern, Route, RouteTable
-from codegen.runtime._protocol import A2AError, parse_sse
+from codegen.runtime._errors import A2AError
 from codegen.runtime._query import Param, QueryCodecs, QueryError
+from codegen.runtime._sse import parse_sse
 
 V = [(b"a2a-version", b"1.0")]
 JSON = [(b"content-type", b"application/json")]
@@ -410,7 +411,7 @@ def test_not_found_and_method_not_allowed() -> None:
     missing = run(drive(app, "GET", "/nothing/here/at/all", headers=V))
     assert missing.status == 404 and missing.json()["error"]["status"] == "NOT_FOUND"
     wrong = run(drive(app, "PUT", "/tasks/t1", headers=V))
-    assert wrong.status == 405 and wrong.headers["allow"] == "DELETE, GET"
+    assert wrong.status == 405 and wrong.headers["allow"] == "DELETE, GET, HEAD"
     assert wrong.json()["error"]["code"] == 405
     rpc_get = run(drive(app, "GET", "/rpc/acme", headers=V))
     assert rpc_get.status == 405 and rpc_get.headers["allow"] == "POST"
@@ -1399,8 +1400,8 @@ def test_lifespan_and_other_scopes() -> None:
 
         app = make_app()
         await app({"type": "lifespan"}, receive, send)
-        with pytest.raises(RuntimeError, match="websocket"):
-            await app({"type": "websocket"}, receive, send)
+        with pytest.raises(RuntimeError, match="'webtransport'"):
+            await app({"type": "webtransport"}, receive, send)
         return sent
 
     assert run(scenario()) == [

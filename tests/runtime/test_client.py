@@ -23,7 +23,7 @@ from codegen.runtime._client import (
     is_event_stream,
 )
 from codegen.runtime._jsonrpc import JsonRpcError
-from codegen.runtime._protocol import A2A_ERRORS, A2AError
+from codegen.runtime._errors import A2A_ERRORS, A2AError
 
 BASE = "http://agent.test/a2a/"
 
@@ -379,11 +379,11 @@ def test_a_request_json_cannot_carry_is_refused_before_sending(
 def test_a_stream_that_never_ends_its_line_is_a_response_error(
     client: ClientBinding, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from codegen.runtime import _protocol
+    from codegen.runtime import _sse
 
-    monkeypatch.setattr(_protocol, "MAX_SSE_EVENT_CHARS", 1000)
+    monkeypatch.setattr(_sse, "MAX_SSE_EVENT_CHARS", 1000)
     monkeypatch.setattr(
-        _protocol.SseDecoder.__init__, "__kwdefaults__", {"max_event_chars": 1000}
+        _sse.SseDecoder.__init__, "__kwdefaults__", {"max_event_chars": 1000}
     )
     endless = (b"data: " + b"x" * 100 for _ in range(100))
     with pytest.raises(ResponseError, match="longer than 1000"):

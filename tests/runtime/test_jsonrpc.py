@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from codegen.runtime import _jsonrpc as j
 from codegen.runtime._jsonrpc import JsonRpcBinding, JsonRpcError, Method
+from codegen.runtime._jsonrpc import response_bytes
+from codegen.runtime._sse import sse_frame
 
 METHODS = {
     "GetTask": Method("GetTask", "t.GetTaskRequest", "t.Task", False, ()),
@@ -216,8 +218,22 @@ def test_sse_event() -> None:
     assert framed.startswith(b"id: 0\ndata: ") and framed.endswith(b"\n\n")
     assert j.sse_event({}, event_id="e-1") == b"id: e-1\ndata: {}\n\n"
     for bad in ("a\nb", "a\rb", "a\0b"):
-        with pytest.raises(ValueError, match="SSE id"):
+        with pytest.raises(ValueError, match="SSE event_id"):
             j.sse_event({}, event_id=bad)
+
+
+def test_sse_event_is_framed_as_the_server_frames_its_streams() -> None:
+    """One encoder and one framer: no NaN on the wire, lone surrogates escaped."""
+    with pytest.raises(ValueError):
+        j.sse_event(j.success(1, {"x": float("nan")}))
+    framed = j.sse_event(j.success("\ud800", {"text": "a\udfff"}), event_id=3)
+    assert (
+        framed
+        == b'id: 3\ndata: {"jsonrpc":"2.0","id":"\\ud800","result":{"text":"a\\udfff"}}\n\n'
+    )
+    assert framed == sse_frame(
+        response_bytes("\ud800", "result", {"text": "a\udfff"}), event_id=3
+    )
 
 
 _JSON = st.recursive(

@@ -1,4 +1,7 @@
-"""The A2A protocol rules runtime (``codegen/runtime/_protocol.py``).
+"""The A2A protocol rules runtime: service parameters and versions (``_params``), the
+error table (``_errors``), content types (``_media``), card caching (``_caching``) and
+SSE (``_sse``), all of ``codegen/runtime/``, as the generated ``protocol.py`` exports
+them.
 
 Unit tests per rule, hypothesis properties (SSE round trips over arbitrary chunking,
 service parameters invariant to header spelling, ``not_modified`` against a brute-force
@@ -13,13 +16,20 @@ import re
 from collections.abc import AsyncIterator, Iterable
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codegen.runtime import _protocol as p
+from codegen.runtime import _caching, _errors, _headers, _media, _params, _sse
+
+MODULES = (_caching, _errors, _headers, _media, _params, _sse)
+# What the generated protocol.py gathers from them, by public name.
+p = SimpleNamespace(
+    **{name: getattr(module, name) for module in MODULES for name in module.__all__}
+)
 from codegen.runtime._jsonrpc import JsonRpcError
 
 UTC = timezone.utc
@@ -57,9 +67,10 @@ def test_constants() -> None:
     assert p.JSONRPC_ACCEPTED == {"application/json", "application/a2a+json"}
 
 
-def test_runtime_imports_only_the_standard_library_and_siblings() -> None:
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_runtime_imports_only_the_standard_library_and_siblings(module: Any) -> None:
     # It ships verbatim inside generated packages, which import nothing else.
-    source = open(p.__file__, encoding="utf-8").read()
+    source = open(module.__file__, encoding="utf-8").read()
     imported = re.findall(r"^\s*(?:from|import) (\S+)", source, re.MULTILINE)
     for module in imported:
         assert not module.startswith("codegen"), module

@@ -1,0 +1,138 @@
+"""The documents the server answers GET and HEAD with at fixed paths: the agent card
+(and its ``/{tenant}/`` form) and the OpenAPI document, with caching headers and 304s.
+
+A document that is the same for every request (a card given as an object, an OpenAPI
+document naming its ``servers``) is rendered once. One that names the URLs a client
+reached (a card callable, ``link_openapi_in_card``, an OpenAPI document without
+``servers``) is rendered per request, and its ``Last-Modified`` follows its bytes as
+the ``ETag`` does: each distinct rendering keeps the time it was first served, and a
+new one gets a later second than any before it, so ``If-Modified-Since`` never hides a
+change.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta, timezone
+from typing import Any, NamedTuple, Union
+
+from ._caching import cache_headers, entity_tag
+from ._json import encode
+
+__all__ = ["AgentCardSource", "Document", "Documents"]
+
+AgentCardSource = Union[Mapping[str, Any], Callable[[str], Mapping[str, Any]]]
+"""The agent card as a ProtoJSON object, or a callable from a request's base URL to
+it."""
+
+_SEEN_LIMIT = 256  # distinct renderings remembered (one per host a client used, say)
+
+
+class Document(NamedTuple):
+    """A document as served: its bytes, caching headers, ``ETag`` and modification
+    time."""
+
+    body: bytes
+    headers: list[tuple[str, str]]
+    etag: str
+    last_modified: datetime
+
+
+class Documents:
+    """The agent card and the OpenAPI document of one application.
+
+    ``openapi`` is the document's JSON text (None: not served); without ``servers`` it
+    is given one, the base URL followed by ``http_json_prefix``. ``link_openapi``
+    sets the card's ``documentationUrl`` to the base URL followed by
+    ``openapi_path``.
+    """
+
+    def __init__(
+        self,
+        card: AgentCardSource,
+        *,
+        last_modified: datetime | None,
+        max_age: int,
+        openapi: str | bytes | None,
+        openapi_path: str | None,
+        http_json_prefix: str | None,
+        link_openapi: bool,
+    ) -> None:
+        self._created = last_modified or datetime.now(timezone.utc)
+        self._max_age = max_age
+        self._seen: dict[str, datetime] = {}
+        self._latest: datetime | None = None
+        self._card_source = card
+        self._link_openapi = link_openapi
+        self._openapi_path = openapi_path
+        self._prefix = http_json_prefix
+        self._openapi: dict[str, Any] = {}
+        if openapi is not None:
+            try:
+                document = json.loads(openapi)
+            except ValueError as exc:
+                raise ValueError(f"openapi: the document is not JSON: {exc}") from None
+            if not isinstance(document, dict):
+                raise ValueError("openapi: the document is not a JSON object")
+            self._openapi = document
+        elif link_openapi:
+            raise ValueError("link_openapi_in_card needs an openapi document")
+        # A fixed answer is rendered once; one that names URLs, per request.
+        self._fixed_card: Document | None = None
+        if not callable(card) and not link_openapi:
+            self._fixed_card = self._fixed(encode(dict(card)))
+        self._fixed_openapi: Document | None = None
+        if openapi is not None and (
+            "servers" in self._openapi or http_json_prefix is None
+        ):
+            raw = openapi.encode("utf-8") if isinstance(openapi, str) else openapi
+            self._fixed_openapi = self._fixed(raw)
+
+    def _fixed(self, body: bytes) -> Document:
+        return self._document(body, entity_tag(body), self._created)
+
+    def _document(self, body: bytes, etag: str, modified: datetime) -> Document:
+        headers = cache_headers(etag, modified, max_age=self._max_age)
+        return Document(body, headers, etag, modified)
+
+    def _rendered(self, body: bytes) -> Document:
+        """A per-request rendering, with the time its bytes were first served."""
+        etag = entity_tag(body)
+        modified = self._seen.get(etag)
+        if modified is None:
+            if self._latest is None:
+                modified = self._created
+            else:  # a later second than any rendering before, at HTTP's resolution
+                now = datetime.now(timezone.utc).replace(microsecond=0)
+                modified = max(now, self._latest + timedelta(seconds=1))
+            if len(self._seen) >= _SEEN_LIMIT:
+                del self._seen[next(iter(self._seen))]
+            self._seen[etag] = modified
+            if self._latest is None or modified > self._latest:
+                self._latest = modified.replace(microsecond=0)
+        return self._document(body, etag, modified)
+
+    def card(self, base: Callable[[], str]) -> Document:
+        """The agent card; ``base`` gives the request's base URL."""
+        if self._fixed_card is not None:
+            return self._fixed_card
+        url = base()
+        source = self._card_source
+        card = dict(source(url) if callable(source) else source)
+        if self._link_openapi:
+            card["documentationUrl"] = url + (self._openapi_path or "")
+        return self._rendered(encode(card))
+
+    def openapi(self, base: Callable[[], str]) -> Document:
+        """The OpenAPI document; ``base`` gives the request's base URL."""
+        if self._fixed_openapi is not None:
+            return self._fixed_openapi
+        server = {"url": base() + (self._prefix or "")}
+        document: dict[str, Any] = {}
+        for key, value in self._openapi.items():
+            document[key] = value
+            if key == "info":  # where OpenAPI documents usually put it
+                document["servers"] = [server]
+        document.setdefault("servers", [server])
+        return self._rendered(encode(document))

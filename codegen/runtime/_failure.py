@@ -1,0 +1,261 @@
+"""Every way a call can fail, converted once into a ``Failure`` and rendered per
+binding.
+
+A ``Failure`` holds both forms of one error: the HTTP+JSON answer (status and a
+``google.rpc.Status``, §11.6) and the JSON-RPC error object (§9.5). ``failure_of``
+is the one conversion from an exception: ``A2AError``, a bad query, a handler's
+``InvalidArgument`` or ``Unauthenticated``, a body that is not JSON, a JSON-RPC
+envelope error, a passed deadline, or a ``Refusal`` the server made itself. Anything
+else is a failure of the handler, answered ``internal``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Iterable
+from typing import Any, NamedTuple, TypeVar
+
+from ._errors import A2AError
+from ._json import NotJson, encode
+from ._jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, PARSE_ERROR, JsonRpcError
+from ._query import QueryError
+
+__all__ = [
+    "BAD_REQUEST_TYPE",
+    "DeadlineExceeded",
+    "Failure",
+    "GENERIC_ERROR",
+    "InvalidArgument",
+    "Refusal",
+    "UNAUTHENTICATED_CODE",
+    "Unauthenticated",
+    "bad_request",
+    "failure_of",
+    "internal",
+    "not_found",
+    "uncancel",
+    "within",
+]
+
+T = TypeVar("T")
+
+UNAUTHENTICATED_CODE = -31001
+"""JSON-RPC code of :class:`Unauthenticated`: outside JSON-RPC's reserved
+-32768..-32000 and A2A's -32001..-32099, since A2A leaves authentication errors to a
+"JSON-RPC custom error" of the server's choosing."""
+
+BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
+"""The ``@type`` of a ``google.rpc.BadRequest`` detail in ProtoJSON."""
+
+GENERIC_ERROR = "internal error"
+"""What a client is told of a handler's unexpected failure."""
+
+
+class Unauthenticated(Exception):
+    """Raised by a handler refusing a call for missing or wrong credentials.
+
+    HTTP+JSON answers 401 with ``WWW-Authenticate: <challenge>`` and a
+    ``google.rpc.Status`` UNAUTHENTICATED; JSON-RPC answers HTTP 200 with the same
+    header and the error ``code`` (default :data:`UNAUTHENTICATED_CODE`). ``challenge``
+    is the header's value, e.g. ``'Bearer realm="agents"'``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        challenge: str = "Bearer",
+        code: int = UNAUTHENTICATED_CODE,
+    ) -> None:
+        if not (challenge and challenge.isascii() and challenge.isprintable()):
+            raise ValueError(f"challenge {challenge!r} is not one header value")
+        super().__init__(message)
+        self.message, self.challenge, self.code = message, challenge, code
+
+
+class InvalidArgument(ValueError):
+    """Raised by a handler refusing a request for bad fields.
+
+    ``violations`` are ``(field, description)`` pairs, ``field`` a json name path such
+    as ``message.parts``. Answered 400 INVALID_ARGUMENT (JSON-RPC -32602) with the
+    violations as a ``google.rpc.BadRequest``.
+    """
+
+    def __init__(
+        self, message: str, violations: Iterable[tuple[str, str]] = ()
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.violations = tuple(violations)
+
+
+class DeadlineExceeded(Exception):
+    """The handler ran past the call's deadline and was cancelled."""
+
+
+class Failure(NamedTuple):
+    """One error in both bindings' forms.
+
+    ``http_status``, ``status`` (the ``google.rpc.Code`` name), ``message`` and
+    ``details`` make the HTTP+JSON ``google.rpc.Status``; ``code``, ``rpc_message``
+    (``message`` when empty) and ``data`` the JSON-RPC error object; ``headers`` go
+    out with either answer (``WWW-Authenticate``, ``Allow``).
+    """
+
+    http_status: int
+    status: str
+    message: str
+    code: int
+    details: tuple[Any, ...] = ()
+    data: Any = None
+    rpc_message: str = ""
+    headers: tuple[tuple[str, str], ...] = ()
+
+    def http_body(self) -> bytes:
+        """The HTTP+JSON body: ``{"error": google.rpc.Status}``."""
+        error: dict[str, Any] = {
+            "code": self.http_status,
+            "status": self.status,
+            "message": self.message,
+        }
+        if self.details:
+            error["details"] = list(self.details)
+        return encode({"error": error})
+
+    def jsonrpc_error(self) -> dict[str, Any]:
+        """The JSON-RPC error object."""
+        error: dict[str, Any] = {
+            "code": self.code,
+            "message": self.rpc_message or self.message,
+        }
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class Refusal(Exception):
+    """A call the server refused itself (a body too large, a route that takes no
+    body), carrying its ``failure``."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+def bad_request(message: str, violations: Iterable[tuple[str, str]]) -> Failure:
+    """400 INVALID_ARGUMENT / -32602 with the violations as a ``google.rpc.BadRequest``
+    (``TypeError`` when a violation is not a pair of strings)."""
+    rows = []
+    for field, text in violations:
+        if not isinstance(field, str) or not isinstance(text, str):
+            raise TypeError(
+                f"a field violation is not two strings: {field!r}, {text!r}"
+            )
+        rows.append({"field": field, "description": text})
+    detail = {"@type": BAD_REQUEST_TYPE, "fieldViolations": rows}
+    return Failure(
+        400, "INVALID_ARGUMENT", message, INVALID_PARAMS, (detail,), [detail]
+    )
+
+
+def internal(message: str = GENERIC_ERROR) -> Failure:
+    """500 INTERNAL / -32603: the server failed."""
+    return Failure(500, "INTERNAL", message, INTERNAL_ERROR)
+
+
+def not_found(verb: str, path: str, allowed: Iterable[str]) -> Failure:
+    """404 NOT_FOUND when no verb is ``allowed`` for ``path``, else 405 with
+    ``Allow``."""
+    verbs = sorted(allowed)
+    if not verbs:
+        return Failure(404, "NOT_FOUND", f"{verb} {path}: no route has this path", 0)
+    allow = ", ".join(verbs)
+    return Failure(
+        405,
+        "UNIMPLEMENTED",
+        f"{verb} {path}: {verb} is not allowed here (allowed: {allow})",
+        0,
+        headers=(("Allow", allow),),
+    )
+
+
+def failure_of(exc: BaseException) -> Failure | None:
+    """The failure ``exc`` stands for; None when it is none of the known refusals (a
+    handler's bug). ``TypeError`` when ``exc`` is one but cannot be described (an
+    ``InvalidArgument`` whose violations are not pairs of strings)."""
+    if isinstance(exc, Refusal):
+        return exc.failure
+    if isinstance(exc, A2AError):
+        kind = exc.kind
+        info = kind.error_info(exc.metadata)
+        return Failure(
+            kind.http_status, kind.grpc_status, exc.message, kind.code, (info,), [info]
+        )
+    if isinstance(exc, QueryError):
+        return bad_request(str(exc), [(exc.field, f"{exc.reason} (got {exc.value!r})")])
+    if isinstance(exc, InvalidArgument):
+        return bad_request(exc.message, exc.violations)
+    if isinstance(exc, Unauthenticated):
+        challenge = (("WWW-Authenticate", exc.challenge),)
+        return Failure(401, "UNAUTHENTICATED", exc.message, exc.code, headers=challenge)
+    if isinstance(exc, NotJson):
+        text = str(exc)
+        failure = bad_request(
+            f"the body is not JSON: {text}", [("", f"not JSON: {text}")]
+        )
+        return failure._replace(
+            code=PARSE_ERROR, data=None, rpc_message=f"Parse error: {text}"
+        )
+    if isinstance(exc, JsonRpcError):
+        return Failure(400, "INVALID_ARGUMENT", exc.message, exc.code, data=exc.data)
+    if isinstance(exc, DeadlineExceeded):
+        return Failure(
+            504,
+            "DEADLINE_EXCEEDED",
+            str(exc),
+            INTERNAL_ERROR,
+            rpc_message=f"Internal error: deadline exceeded: {exc}",
+        )
+    return None
+
+
+async def within(call: Awaitable[T], seconds: float | None) -> T:
+    """``await call`` in the current task, cancelled with ``DeadlineExceeded`` after
+    ``seconds`` (None: no limit).
+
+    The call runs in the caller's task, not a task of its own, so that what it raises
+    reaches the caller whatever it is (asyncio lets a ``SystemExit`` raised in another
+    task out of the event loop). The handler's own ``TimeoutError`` stays its own, and
+    a cancellation from elsewhere stays a cancellation.
+    """
+    if seconds is None:
+        return await call
+    import asyncio
+
+    task = asyncio.current_task()
+    assert task is not None, "within() runs inside a task"
+    fired = False
+
+    def expire() -> None:
+        nonlocal fired
+        fired = True
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(seconds, expire)
+    try:
+        result = await call
+    except asyncio.CancelledError:
+        if fired and uncancel(task):
+            raise DeadlineExceeded(f"the call took longer than {seconds:g} s") from None
+        raise
+    finally:
+        timer.cancel()
+    if fired:
+        uncancel(task)  # the call swallowed the cancellation and answered anyway
+    return result
+
+
+def uncancel(task: Any) -> bool:
+    """Take back one cancellation request of ``task``; True when no other is left
+    (before Python 3.11 requests are not counted, so it is always True)."""
+    take_back = getattr(task, "uncancel", None)
+    return take_back is None or take_back() == 0

@@ -1,0 +1,141 @@
+"""Request headers, read once.
+
+Header inputs of the public functions are a mapping or an iterable of ``(name,
+value)`` pairs, each ``str`` or ``bytes`` (ASGI gives ``list[tuple[bytes, bytes]]``);
+names are matched in any case and bytes are read as ISO-8859-1, which keeps every
+octet. ``RequestHead`` is the server's one pass over an ASGI request's headers: the
+fields the binding acts on are picked out as it goes, and the whole list is decoded
+only when a handler asks for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Union
+
+__all__ = [
+    "HeaderText",
+    "OWS",
+    "RequestHead",
+    "RequestHeaders",
+    "field_lines",
+    "header_text",
+    "list_items",
+    "unique",
+]
+
+HeaderText = Union[str, bytes]
+RequestHeaders = Union[
+    Mapping[str, str],
+    Mapping[bytes, bytes],
+    Iterable[tuple[HeaderText, HeaderText]],
+]
+"""Request headers: a mapping or (name, value) pairs, ``str`` or ``bytes``."""
+
+OWS = " \t"
+"""Optional white space around a field value's members (RFC 9110 §5.6.3)."""
+
+
+def header_text(value: object, what: str) -> str:
+    """A header name or value as text; ``TypeError`` for anything but str or bytes."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        # ISO-8859-1 maps every octet to one character, so nothing is lost or refused.
+        return bytes(value).decode("latin-1")
+    raise TypeError(f"header {what} must be str or bytes, not {type(value).__name__}")
+
+
+def field_lines(headers: RequestHeaders, name: str) -> list[str]:
+    """The values of every field line named ``name`` (any case), in order."""
+    pairs: Iterable[Any] = headers.items() if isinstance(headers, Mapping) else headers
+    wanted = name.lower()
+    found: list[str] = []
+    for pair in pairs:
+        key, value = pair
+        key_text = header_text(key, "name")
+        if key_text.lower() == wanted:
+            found.append(header_text(value, f"{key_text!r} value"))
+    return found
+
+
+def list_items(values: Iterable[str]) -> list[str]:
+    """Members of a comma-separated list field, trimmed, empty members dropped."""
+    return [
+        item.strip(OWS)
+        for value in values
+        for item in value.split(",")
+        if item.strip(OWS)
+    ]
+
+
+def unique(items: Iterable[str]) -> tuple[str, ...]:
+    """``items`` without repeats, in first-seen order."""
+    return tuple(dict.fromkeys(items))
+
+
+# The fields the server acts on, by lower-case name: their slot in RequestHead.
+_VERSION, _EXTENSIONS, _CONTENT_TYPE, _CONTENT_LENGTH, _HOST = range(5)
+_WANTED = {
+    b"a2a-version": _VERSION,
+    b"a2a-extensions": _EXTENSIONS,
+    b"content-type": _CONTENT_TYPE,
+    b"content-length": _CONTENT_LENGTH,
+    b"host": _HOST,
+}
+
+
+class RequestHead:
+    """The headers of one ASGI request, walked once.
+
+    ``versions`` and ``extensions`` are the values of every ``A2A-Version`` and
+    ``A2A-Extensions`` line; ``content_type``, ``content_length`` and ``host`` the
+    first value of theirs (None when absent). ``pairs`` is every header as ``(lower
+    case name, value)``, decoded on first use.
+    """
+
+    __slots__ = (
+        "raw",
+        "versions",
+        "extensions",
+        "content_type",
+        "content_length",
+        "host",
+        "_pairs",
+    )
+
+    def __init__(self, raw: Iterable[tuple[bytes, bytes]]) -> None:
+        self.raw = raw
+        versions: list[str] = []
+        extensions: list[str] = []
+        single: list[str | None] = [None, None, None]
+        for key, value in raw:
+            slot = _WANTED.get(key)
+            if slot is None:
+                lower = key.lower()
+                if lower == key:
+                    continue  # ASGI servers send lower-case names: the usual case
+                slot = _WANTED.get(lower)
+                if slot is None:
+                    continue
+            text = value.decode("latin-1")
+            if slot == _VERSION:
+                versions.append(text)
+            elif slot == _EXTENSIONS:
+                extensions.append(text)
+            elif single[slot - _CONTENT_TYPE] is None:
+                single[slot - _CONTENT_TYPE] = text
+        self.versions = versions
+        self.extensions = extensions
+        self.content_type, self.content_length, self.host = single
+        self._pairs: tuple[tuple[str, str], ...] | None = None
+
+    @property
+    def pairs(self) -> tuple[tuple[str, str], ...]:
+        """Every header as ``(lower-case name, value)``, values read as ISO-8859-1."""
+        if self._pairs is None:
+            self._pairs = tuple(
+                (bytes(k).decode("latin-1").lower(), bytes(v).decode("latin-1"))
+                for k, v in self.raw
+            )
+        return self._pairs
