@@ -196,6 +196,15 @@ class _Target(NamedTuple):
     merge: bool
 
 
+class _Candidate(NamedTuple):
+    """A route of the flat index: its literal segments by position, the positions of
+    its ``*`` (which must not be empty), and its target."""
+
+    literals: tuple[tuple[int, str], ...]
+    holes: tuple[int, ...]
+    target: _Target
+
+
 class _Node:
     """One level of the route tree: children by literal segment, by ``*`` and by ``**``,
     and the routes that end here by (custom verb, HTTP verb)."""
@@ -297,6 +306,40 @@ class RouteTable:
             rpc: tuple((self.routes[c.route], c) for c in choices)
             for rpc, choices in client_routes.items()
         }
+        self._flat = self._flat_index(routes, patterns)
+
+    @staticmethod
+    def _flat_index(
+        routes: Sequence[Route], patterns: Sequence[Pattern]
+    ) -> dict[tuple[int, str, str], tuple[_Candidate, ...]] | None:
+        """Without ``**`` a path's segment count is its routes' length: per (length,
+        custom verb, verb), the candidates in the order the walk would reach them (a
+        literal before ``*`` at the first position where two differ), so the first
+        that fits is the walk's answer, without walking. None when some template has
+        ``**``."""
+        if any("**" in pattern.segments for pattern in patterns):
+            return None
+        found: dict[tuple[int, str, str], dict[tuple[str, ...], _Candidate]] = {}
+        for route, pattern in zip(routes, patterns):
+            segments = pattern.segments
+            key = (len(segments), pattern.custom_verb, route.verb)
+            merge = any(c.codec or "." in c.field for c in pattern.captures)
+            candidate = _Candidate(
+                tuple((i, s) for i, s in enumerate(segments) if s != "*"),
+                tuple(i for i, s in enumerate(segments) if s == "*"),
+                _Target(route, pattern.captures, merge),
+            )
+            found.setdefault(key, {}).setdefault(segments, candidate)  # first wins
+        return {
+            key: tuple(
+                candidate
+                for _, candidate in sorted(
+                    shapes.items(),
+                    key=lambda item: tuple(s == "*" for s in item[0]),
+                )
+            )
+            for key, shapes in found.items()
+        }
 
     # The server side.
 
@@ -373,12 +416,32 @@ class RouteTable:
         return None
 
     def _match(self, verb: str, raw_path: str) -> tuple[_Target, list[str]] | None:
-        split = split_path(raw_path, self.custom_verbs, self.max_segments)
-        if split is None:
+        # split_path, inlined: this runs on every request.
+        if raw_path[:1] != "/" or raw_path.count("/") > self.max_segments:
             return None
-        segments, custom_verb = split
-        target = self._walk(segments, (custom_verb, verb), None)
-        return None if target is None else (target, segments)
+        if "%" in raw_path and not well_formed(raw_path):
+            return None
+        segments = raw_path[1:].split("/") if raw_path != "/" else []
+        custom_verb = ""
+        if self.custom_verbs and segments and ":" in segments[-1]:
+            head, _, custom = segments[-1].rpartition(":")
+            if custom in self.custom_verbs:
+                segments[-1], custom_verb = head, custom
+        flat = self._flat
+        if flat is None:
+            target = self._walk(segments, (custom_verb, verb), None)
+            return None if target is None else (target, segments)
+        for literals, holes, target in flat.get((len(segments), custom_verb, verb), ()):
+            for index, literal in literals:
+                if segments[index] != literal:
+                    break
+            else:
+                for index in holes:
+                    if not segments[index]:
+                        break
+                else:
+                    return target, segments
+        return None
 
     @staticmethod
     def _params(target: _Target, segments: list[str]) -> dict[str, str]:
@@ -451,11 +514,11 @@ class RouteTable:
         max_pairs: int | None = None,
     ) -> dict[str, Any]:
         """The ProtoJSON request dict of a request ``match`` found: ``transcode``
-        without matching again. ``ValueError`` for a ``Match`` not made by ``match``
-        of this table."""
+        without matching again. ``ValueError`` for a ``Match`` that ``match`` did not
+        make (one built by hand carries no route target)."""
         target = match.target
         if target is None or target.route is not match.route:
-            raise ValueError("the match was not made by this route table")
+            raise ValueError("the match was not made by RouteTable.match")
         if not query and body is None and not target.merge:
             return match.params  # the path is the whole request
         return self._request(target, match.params, query, body, unknown, max_pairs)

@@ -15,13 +15,38 @@ for the parser).
 from __future__ import annotations
 
 import json
+import json.encoder
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ExactNumber", "NotJson", "decode", "encode"]
+__all__ = ["DuplicateKeys", "ExactNumber", "NotJson", "decode", "encode"]
 
-# Built once: json.dumps with options builds an encoder on every call.
-_UTF8 = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-_ASCII = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+def _type_error(value: object) -> Any:
+    raise TypeError(f"{type(value).__name__} has no JSON form")
+
+
+def _encoder(ensure_ascii: bool) -> Callable[[Any], str]:
+    """Compact JSON text, built once: ``json.dumps`` builds an encoder on each call.
+    CPython's C encoder is called directly where it exists; circular structures are
+    not looked for (a handler's answer is a tree; a cycle is a RecursionError)."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    strings = (
+        json.encoder.encode_basestring_ascii
+        if ensure_ascii
+        else json.encoder.encode_basestring
+    )
+    if make is None:  # another Python: the library's own encoder
+        encoder = json.JSONEncoder(
+            separators=(",", ":"), ensure_ascii=ensure_ascii, allow_nan=False
+        )
+        return encoder.encode
+    chunks = make(None, _type_error, strings, None, ":", ",", False, False, False)
+    return lambda payload: "".join(chunks(payload, 0))
+
+
+_UTF8 = _encoder(ensure_ascii=False)
+_ASCII = _encoder(ensure_ascii=True)
 
 
 def encode(payload: Any) -> bytes:
@@ -30,11 +55,11 @@ def encode(payload: Any) -> bytes:
     Raises ``ValueError`` for a NaN or an infinity and ``TypeError`` for a value JSON
     has no form for.
     """
-    text = _UTF8.encode(payload)
+    text = _UTF8(payload)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _ASCII.encode(payload).encode("ascii")
+        return _ASCII(payload).encode("ascii")
 
 
 class NotJson(ValueError):
@@ -67,11 +92,51 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def decode(payload: bytes | str, *, exact: bool = False) -> Any:
+class DuplicateKeys(dict):  # type: ignore[type-arg]
+    """A JSON object that named a key more than once (``duplicates``, in order); the
+    last value of each is kept, as JSON parsers do. Validation refuses it."""
+
+    __slots__ = ("duplicates",)
+    duplicates: tuple[str, ...]
+
+    def copy(self) -> DuplicateKeys:
+        """A copy that still knows its duplicates."""
+        copied = DuplicateKeys(self)
+        copied.duplicates = self.duplicates
+        return copied
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) == len(pairs):
+        return found
+    marked = DuplicateKeys(found)
+    seen: set[str] = set()
+    twice: dict[str, None] = {}
+    for key, _ in pairs:
+        if key in seen:
+            twice[key] = None
+        seen.add(key)
+    marked.duplicates = tuple(twice)
+    return marked
+
+
+# Built once: json.loads with options builds a decoder on every call.
+_PLAIN = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite)
+_UNIQUE = json.JSONDecoder(
+    parse_constant=_reject_constant, parse_float=_finite, object_pairs_hook=_object
+)
+_EXACT = json.JSONDecoder(parse_constant=_reject_constant, parse_float=ExactNumber)
+
+
+def decode(
+    payload: bytes | str, *, exact: bool = False, mark_duplicates: bool = False
+) -> Any:
     """The JSON document ``payload`` holds; :class:`NotJson` naming what is wrong.
 
     With ``exact=True`` every number with a fraction or an exponent is an
-    :class:`ExactNumber`.
+    :class:`ExactNumber`; with ``mark_duplicates=True`` an object that names a key
+    twice is a :class:`DuplicateKeys`.
     """
     if isinstance(payload, bytes):
         try:
@@ -80,12 +145,9 @@ def decode(payload: bytes | str, *, exact: bool = False) -> Any:
             raise NotJson(
                 f"the payload is not UTF-8 ({exc.reason} at byte {exc.start})"
             ) from None
+    decoder = _EXACT if exact else _UNIQUE if mark_duplicates else _PLAIN
     try:
-        return json.loads(
-            payload,
-            parse_constant=_reject_constant,
-            parse_float=ExactNumber if exact else _finite,
-        )
+        return decoder.decode(payload)
     except RecursionError:
         raise NotJson("the JSON is nested too deeply") from None
     except ValueError as exc:

@@ -27,6 +27,7 @@ from urllib.parse import unquote
 
 __all__ = [
     "MAX_QUERY_PAIRS",
+    "PARSERS",
     "Param",
     "QueryCodecs",
     "QueryError",
@@ -304,7 +305,8 @@ def _field_mask(field: str, text: str) -> str:
     )
 
 
-_PARSERS: dict[str, Callable[[str, str], Any]] = {
+PARSERS: dict[str, Callable[[str, str], Any]] = {
+    # Each codec: (field, text) to the ProtoJSON value, or QueryError.
     "bool": _bool,
     "bytes": _bytes,
     "double": _double,
@@ -352,10 +354,11 @@ _Trie = dict[str, tuple[bool, Union[int, "_Trie"]]]
 class _RpcQuery:
     """One rpc's parameters with the trie that resolves their names and its oneofs."""
 
-    __slots__ = ("params", "names", "oneofs")
+    __slots__ = ("params", "fields", "names", "oneofs")
 
     def __init__(self, params: Sequence[Param]) -> None:
         self.params = tuple(params)
+        self.fields = tuple(".".join(param.json_path) for param in self.params)
         self.names: _Trie = {}
         oneofs: dict[str, list[int]] = {}
         for index, param in enumerate(self.params):
@@ -469,7 +472,7 @@ class QueryCodecs:
             if name is None:
                 raise QueryError(field, text, f"not a value of {enum}")
             return name
-        return _PARSERS[codec](field, text)
+        return PARSERS[codec](field, text)
 
     def _unknown(self, name: str, value: str, raw: bool, unknown: Unknown) -> None:
         """A parameter that names no field: still well-formed, or an error."""
@@ -491,21 +494,23 @@ class QueryCodecs:
             query, self.max_pairs if max_pairs is None else max_pairs
         )
         result: dict[str, Any] = {}
-        params = table.params
+        params, fields = table.params, table.fields
         for name, value in pairs:
             index = table.resolve(name)
             if index is None:
                 self._unknown(name, value, raw, unknown)
                 continue
             param = params[index]
-            field = ".".join(param.json_path)
+            field = fields[index]
             target = result
-            for part in param.json_path[:-1]:
-                child = target.get(part)
-                if child is None:
-                    child = target[part] = {}
-                target = child
-            key = param.json_path[-1]
+            path = param.json_path
+            if len(path) > 1:
+                for part in path[:-1]:
+                    child = target.get(part)
+                    if child is None:
+                        child = target[part] = {}
+                    target = child
+            key = path[-1]
             if param.repeated:
                 items = target.setdefault(key, [])
                 for part in value.split(","):
@@ -513,7 +518,13 @@ class QueryCodecs:
                     items.append(self._parse(param, field, text))
                 continue
             text = form_text(field, value) if raw else value
-            decoded = self._parse(param, field, text)
+            codec = param.codec
+            if codec == "string":
+                decoded: Any = text
+            elif codec == "enum":
+                decoded = self.parse_value(codec, field, text, param.enum)
+            else:
+                decoded = PARSERS[codec](field, text)
             if target.setdefault(key, decoded) != decoded:
                 raise QueryError(
                     field,

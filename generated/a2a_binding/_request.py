@@ -172,7 +172,8 @@ class CallContext:
     ) -> CallContext:
         """The context of a request being served: headers and base URL from
         ``scope`` and ``head`` when read."""
-        context = cls(tenant, binding, params)
+        context = cls.__new__(cls)
+        context._tenant, context._binding, context._params = tenant, binding, params
         context._headers = context._base_url = None
         context._source = (scope, head)
         return context

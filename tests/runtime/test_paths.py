@@ -24,6 +24,7 @@ from codegen.runtime._paths import (
     Capture,
     ClientPiece,
     ClientRoute,
+    Match,
     Pattern,
     Route,
     RouteNotFound,
@@ -982,3 +983,52 @@ def test_build_recheck_refuses_values_read_back_differently() -> None:
     assert built.path == "/b/c/e/%252F"
     found = routes.match("GET", built.path)
     assert found is not None and found.params == {"x": "b/c", "y": "e/%2F"}
+
+
+# ------------------------------------------- request: transcode without a second match
+
+
+@pytest.mark.parametrize(
+    ("verb", "path", "query", "body"),
+    [
+        ("GET", "/tasks/t1", "historyLength=3", None),
+        ("GET", "/acme/tasks/t%2F1", "", None),
+        ("POST", "/message:send", "", {"text": "x"}),
+        ("POST", "/acme/tasks/t1:cancel", "", {}),
+        ("GET", "/tasks", "", None),
+    ],
+)
+def test_request_is_transcode_without_matching_again(
+    verb: str, path: str, query: str, body: Any
+) -> None:
+    table = make_table(A2A_LIKE)
+    found = table.match(verb, path)
+    assert found is not None
+    assert (found.route, table.request(found, query, body)) == table.transcode(
+        verb, path, query, body
+    )
+
+
+def test_request_refuses_a_match_it_did_not_make() -> None:
+    table = make_table(A2A_LIKE)
+    found = table.match("GET", "/tasks/t1")
+    assert found is not None
+    for forged in (
+        Match(found.route, {"id": "t1"}),
+        Match(table.routes[0], {"id": "t1"}, found.target),
+    ):
+        with pytest.raises(ValueError, match="not made by RouteTable.match"):
+            table.request(forged)
+
+
+def test_the_flat_index_keeps_the_first_of_two_equal_templates() -> None:
+    """Without ``**`` the table matches through its flat index: the same answers as
+    the walk, the first of two routes with one template and verb winning."""
+    specs = [Spec("First", "GET", "/a/{x}"), Spec("Second", "GET", "/a/{y}")]
+    table = make_table(specs)
+    found = table.match("GET", "/a/b")
+    assert found is not None and found.route.rpc == "First"
+    assert found.params == {"x": "b"}
+    walked = make_table([*specs, Spec("Deep", "GET", "/z/**")])  # walks the tree
+    again = walked.match("GET", "/a/b")
+    assert again is not None and again.route.rpc == "First"

@@ -1,0 +1,93 @@
+"""The one JSON encoder and decoder (``codegen/runtime/_json.py``), against the
+standard library's ``json`` as the reference."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from codegen.runtime._json import DuplicateKeys, ExactNumber, NotJson, decode, encode
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON)
+def test_encode_is_compact_json_that_reads_back(value: Any) -> None:
+    written = encode(value)
+    assert json.loads(written) == value
+    reference = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    try:
+        assert written == reference.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: written as its escape instead
+        assert written == json.dumps(value, separators=(",", ":")).encode()
+
+
+def test_encode_refuses_what_json_cannot_carry() -> None:
+    for bad in (float("nan"), float("inf"), {"x": [float("-inf")]}):
+        with pytest.raises(ValueError, match="not JSON compliant"):
+            encode(bad)
+    with pytest.raises(TypeError, match="object has no JSON form"):
+        encode({"x": object()})
+    assert encode({"a": "\ud800"}) == b'{"a":"\\ud800"}'
+
+
+@given(_JSON)
+def test_decode_reads_what_json_writes(value: Any) -> None:
+    assert decode(json.dumps(value)) == value
+    assert decode(json.dumps(value).encode()) == value
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (b"\xff", "not UTF-8"),
+        (b"{", "Expecting property name"),
+        (b"NaN", "NaN is not JSON"),
+        (b"[Infinity]", "Infinity is not JSON"),
+        (b"1e999", "beyond a double"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    ],
+)
+def test_decode_refuses_what_is_not_one_json_document(
+    payload: bytes, reason: str
+) -> None:
+    with pytest.raises(NotJson, match=reason):
+        decode(payload)
+
+
+def test_exact_numbers_keep_their_text() -> None:
+    found = decode(b'{"id": 9007199254740993.0, "n": [1e2, 3]}', exact=True)
+    assert (
+        isinstance(found["id"], ExactNumber)
+        and found["id"].text == "9007199254740993.0"
+    )
+    assert found["n"][0].text == "1e2" and found["n"][1] == 3
+    with pytest.raises(NotJson, match="beyond a double"):
+        decode("1e999", exact=True)
+
+
+def test_duplicate_keys_are_marked_when_asked() -> None:
+    found = decode(
+        b'{"a": 1, "b": {"c": 1, "c": 2}, "a": 3, "a": 4}', mark_duplicates=True
+    )
+    assert isinstance(found, DuplicateKeys) and found.duplicates == ("a",)
+    assert found == {"a": 4, "b": {"c": 2}}
+    assert isinstance(found["b"], DuplicateKeys) and found["b"].duplicates == ("c",)
+    copied = found.copy()
+    assert isinstance(copied, DuplicateKeys) and copied.duplicates == ("a",)
+    plain = decode(b'{"a": 1, "a": 2}')
+    assert type(plain) is dict and plain == {"a": 2}
+    assert type(decode(b'{"a": 1}', mark_duplicates=True)) is dict
