@@ -21,7 +21,11 @@ from google.protobuf.compiler import plugin_pb2
 
 from . import __version__
 from .acknowledge import AcknowledgementError, load, settle
-from .diff import diff_files, format_changes
+from .diff import Change, diff_files
+from .diff_acknowledge import ChangeAcknowledgementError
+from .diff_acknowledge import load as load_change_acknowledgements
+from .diff_acknowledge import settle as settle_changes
+from .diff_report import format_changes, summary
 from .inputs import (
     DEFAULT_MODULE,
     InputError,
@@ -203,18 +207,93 @@ def generate(out_dir: str, print_routes: bool, **inputs: Any) -> None:
     "-o",
     "--out",
     "out_dir",
-    required=True,
     type=click.Path(file_okay=False),
     help="The folder holding the committed output to compare with.",
 )
-def check(out_dir: str, **inputs: Any) -> None:
-    """Exit 1 with a diff when OUT is not what `generate` would write; never writes.
+@click.option(
+    "--against",
+    metavar="OLD",
+    help="Also fail on a breaking change against OLD (a .proto, descriptor set or "
+    "module, as for diff), unless acknowledged.",
+)
+@click.option(
+    "--acknowledge-changes",
+    metavar="FILE",
+    help="With --against: reviewed changes, one a line as diff prints them.",
+)
+def check(
+    out_dir: str | None,
+    against: str | None,
+    acknowledge_changes: str | None,
+    **inputs: Any,
+) -> None:
+    """Exit 1 with a diff when OUT is not what `generate` would write, or (with
+    --against) when the input breaks a peer of OLD; never writes.
 
     \b
-    Example (in CI):
+    Examples (in CI, or as a pre-commit hook):
       a2a-codegen check a2a.proto -I proto -o src/vendor --module a2a_binding
+      a2a-codegen check a2a.proto --against released/a2a.pb \\
+          --acknowledge-changes a2a.changes
     """
-    _, generated = _run(_request(**inputs, quiet=True))
+    if out_dir is None and against is None:
+        raise click.UsageError("give -o OUT, --against OLD, or both")
+    if acknowledge_changes and against is None:
+        raise click.UsageError("--acknowledge-changes needs --against OLD")
+    request = _request(**inputs, quiet=True)
+    failures: list[str] = []
+    if out_dir is not None:
+        failures += _check_output(out_dir, request)
+    if against is not None:
+        includes, opts = inputs["includes"], inputs["opts"]
+        old_files = _load_version(against, includes, opts)
+        changes = diff_files(old_files, _model(request))
+        acknowledged = _acknowledged(changes, acknowledge_changes)
+        breaking = [
+            i for i, c in enumerate(changes) if c.breaking and i not in acknowledged
+        ]
+        if breaking:
+            click.echo(
+                format_changes(
+                    [changes[i] for i in breaking], "text", against, "this input"
+                )
+            )
+            hint = (
+                f"add the lines to {acknowledge_changes}"
+                if acknowledge_changes
+                else "list them in a file passed with --acknowledge-changes"
+            )
+            failures.append(
+                f"{len(breaking)} breaking change(s) against {against} not "
+                f"acknowledged (printed above; once reviewed, {hint})"
+            )
+        else:
+            click.echo(
+                f"a2a-codegen: no unacknowledged breaking change against {against} "
+                f"({summary(changes, acknowledged)})",
+                err=True,
+            )
+    if failures:
+        raise CliError("; ".join(failures))
+
+
+def _acknowledged(changes: list[Change], path: str | None) -> frozenset[int]:
+    """The positions of the acknowledged changes; stale lines are warned about."""
+    if path is None:
+        return frozenset()
+    try:
+        settled = settle_changes(changes, load_change_acknowledgements(path))
+    except ChangeAcknowledgementError as exc:
+        raise CliError(str(exc)) from exc
+    for stale in settled.stale:
+        click.echo(f"a2a-codegen: {stale.stale_warning}", err=True)
+    return settled.acknowledged
+
+
+def _check_output(out_dir: str, request: plugin_pb2.CodeGeneratorRequest) -> list[str]:
+    """Compare the committed output with what `generate` would write: the failure, if
+    any, after naming each stale file on stderr and printing its diff."""
+    _, generated = _run(request)
     packages = {name.partition("/")[0] for name in generated}
     on_disk = read_packages(Path(out_dir), packages)
     # Links, unreadable and non-UTF-8 entries: never what was generated, so stale.
@@ -226,7 +305,7 @@ def check(out_dir: str, **inputs: Any) -> None:
     ]
     if not changed and not skipped:
         click.echo(f"a2a-codegen: {out_dir} is up to date", err=True)
-        return
+        return []
     for entry in skipped.values():
         click.echo(f"a2a-codegen: {out_dir}/{entry}", err=True)
     for name in changed:
@@ -247,10 +326,10 @@ def check(out_dir: str, **inputs: Any) -> None:
                 tofile=f"{path} (generated)" if new is not None else "/dev/null",
             )
         )
-    raise CliError(
+    return [
         f"{out_dir} is stale ({len(changed) + len(skipped)} file(s) named above): "
         "run a2a-codegen generate with the same inputs"
-    )
+    ]
 
 
 @main.command()
@@ -342,7 +421,12 @@ def _load_version(
     type=click.Choice(["breaking", "any", "never"]),
     default="breaking",
     show_default=True,
-    help="Which changes make the exit status 1.",
+    help="Which changes, unless acknowledged, make the exit status 1.",
+)
+@click.option(
+    "--acknowledge-changes",
+    metavar="FILE",
+    help="Reviewed changes, one a line as diff prints them (or only their subject).",
 )
 def diff(
     old: str,
@@ -351,23 +435,30 @@ def diff(
     opts: tuple[str, ...],
     fmt: str,
     fail_on: str,
+    acknowledge_changes: str | None,
 ) -> None:
-    """Report what changed between two versions of a service's bindings.
+    """Report what changed between two versions of a service, for its JSON peers.
 
     OLD and NEW are each a .proto file, a descriptor set (protoc -o / buf build -o) or a
-    compiled module name. Every change is marked breaking or compatible.
+    compiled module name. Bindings (rpcs, JSON-RPC methods, routes, query parameters,
+    streaming) and the messages and enums they reach are compared; each change says
+    whom it breaks (old clients, old servers, both, gRPC peers only) or that it is
+    compatible, with its location in both versions.
 
     \b
     Examples:
       a2a-codegen diff spec/v1.0.0/a2a.proto spec/v1.0.1/a2a.proto
       a2a-codegen diff old.pb a2a.types.a2a_pb2 --format markdown --fail-on any
+      a2a-codegen diff old.pb new.proto --acknowledge-changes spec/a2a.changes
     """
     changes = diff_files(
         _load_version(old, includes, opts), _load_version(new, includes, opts)
     )
-    click.echo(format_changes(changes, fmt, old, new))
-    if (fail_on == "breaking" and any(c.breaking for c in changes)) or (
-        fail_on == "any" and changes
+    acknowledged = _acknowledged(changes, acknowledge_changes)
+    click.echo(format_changes(changes, fmt, old, new, acknowledged))
+    counted = [c for i, c in enumerate(changes) if i not in acknowledged]
+    if (fail_on == "breaking" and any(c.breaking for c in counted)) or (
+        fail_on == "any" and counted
     ):
         sys.exit(1)
 

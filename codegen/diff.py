@@ -1,43 +1,43 @@
-"""What changed between two versions of a service, at the level its users see.
+"""What changed between two versions of a service, at the level its JSON peers see.
 
-Compares two models (``codegen.model``): services, rpcs and their JSON-RPC method names,
-routes (verb, template, path fields, body, tenant variants), query parameters and
-streaming. Each change is marked breaking (an existing client or server stops working)
-or compatible.
+Compares two models (``codegen.model``) at two levels:
+
+- bindings: services, rpcs and their JSON-RPC method names, routes (verb, template,
+  path fields, body, response_body, tenant variants, aliases), query parameters (a new
+  REQUIRED one), streaming, and the package (gRPC paths);
+- messages and enums (``diff_messages``): fields added, removed, renamed, renumbered,
+  retyped (with the ProtoJSON consequence), cardinality, presence, REQUIRED, oneofs,
+  defaults, enum values, and types renamed or moved, each judged for requests and
+  responses.
+
+Each change says who it breaks (``diff_change``): old clients, old servers, both, only
+gRPC peers, or nobody. ``diff_report`` prints them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-import json
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Mapping, Sequence
 
-from .model import Binding, BindingFile, Method, Service
+from .diff_change import (
+    BOTH,
+    CLIENTS,
+    GRPC,
+    NONE,
+    SERVERS,
+    Change,
+    Effect,
+    Impact,
+    Role,
+    effect_of,
+)
+from .diff_json import misread, scalar_form
+from .diff_messages import Schema, TypeComparison, relative_name
+from .diff_report import format_changes
+from .model import Binding, BindingFile, Field, Message, Method, QueryParam, Service
 
-__all__ = ["Change", "diff_files", "format_changes"]
-
-
-@dataclass(frozen=True)
-class Change:
-    """One user-visible change. ``subject`` names what changed (an rpc, a route)."""
-
-    service: str
-    subject: str
-    description: str
-    breaking: bool
-
-
-def _relative(full_name: str, package: str) -> str:
-    return (
-        full_name[len(package) + 1 :]
-        if package and full_name.startswith(package + ".")
-        else full_name
-    )
-
-
-def _package(service: Service) -> str:
-    return service.full_name.rpartition(".")[0]
+__all__ = ["Change", "Impact", "diff_files", "format_changes"]
 
 
 def _route_label(binding: Binding) -> str:
@@ -49,11 +49,15 @@ def _shape(binding: Binding) -> tuple[str, tuple[str, ...]]:
     return binding.verb, binding.template.shape
 
 
+def _package(service: Service) -> str:
+    return service.full_name.rpartition(".")[0]
+
+
 def _rename_score(
     old: Method, new: Method, old_package: str, new_package: str
 ) -> float:
-    """How likely ``new`` is ``old`` renamed: same route shape, same request type, or a
-    similar name."""
+    """How likely ``new`` is ``old`` renamed: same route shape, same custom verb, same
+    request type, or a similar name."""
     score = difflib.SequenceMatcher(None, old.name, new.name).ratio()
     old_shapes = {_shape(b) for b in old.bindings if not b.tenant and not b.alias}
     new_shapes = {_shape(b) for b in new.bindings if not b.tenant and not b.alias}
@@ -62,7 +66,7 @@ def _rename_score(
     old_verbs = {b.template.verb for b in old.bindings if b.template.verb}
     if old_verbs & {b.template.verb for b in new.bindings if b.template.verb}:
         score += 1.0  # the same custom verb (":subscribe") is the same operation
-    if _relative(old.request.full_name, old_package) == _relative(
+    if relative_name(old.request.full_name, old_package) == relative_name(
         new.request.full_name, new_package
     ):
         score += 0.5
@@ -99,220 +103,574 @@ def _pair_renames(
     return pairs
 
 
-def _query_params(method: Method) -> dict[str, str]:
-    """Query parameters a client sets (not bound by the path of every route), with their
-    type as ``codec`` or ``repeated codec``."""
+class _Bindings:
+    """The binding-level comparison of one pair of services."""
+
+    def __init__(
+        self,
+        old: Service,
+        new: Service,
+        old_schema: Schema,
+        new_schema: Schema,
+        types: TypeComparison,
+    ) -> None:
+        self.old = old
+        self.new = new
+        self.old_schema = old_schema
+        self.new_schema = new_schema
+        self.types = types
+        self.service = new.name
+
+    def change(
+        self,
+        old: Method,
+        new: Method,
+        description: str,
+        effect: Effect,
+        code: str,
+        old_binding: Binding | None = None,
+        new_binding: Binding | None = None,
+    ) -> Change:
+        return Change(
+            f"rpc {self.service}.{new.name}",
+            description,
+            effect.impact,
+            (code,),
+            f"{self.old.full_name}.{old.name}",
+            f"{self.new.full_name}.{new.name}",
+            old_binding.location if old_binding else old.location,
+            new_binding.location if new_binding else new.location,
+            service=self.service,
+        )
+
+    def changes(self) -> Iterable[Change]:
+        old_package, new_package = _package(self.old), _package(self.new)
+        old_methods = {m.name: m for m in self.old.methods}
+        new_methods = {m.name: m for m in self.new.methods}
+        removed = [old_methods[n] for n in old_methods if n not in new_methods]
+        added = [new_methods[n] for n in new_methods if n not in old_methods]
+        renames = _pair_renames(removed, added, old_package, new_package)
+        renamed_old = {o.name for o, _ in renames}
+        renamed_new = {n.name for _, n in renames}
+        pairs = [
+            (old_methods[n], new_methods[n]) for n in old_methods if n in new_methods
+        ]
+        order = {m.name: i for i, m in enumerate(self.new.methods)}
+        for old_method, new_method in sorted(
+            pairs + renames, key=lambda p: order[p[1].name]
+        ):
+            yield from self.methods(old_method, new_method)
+        for method in removed:
+            if method.name not in renamed_old:
+                yield Change(
+                    f"rpc {self.service}.{method.name}",
+                    "removed, and its JSON-RPC method and routes: old clients that "
+                    "call it get 404 / -32601",
+                    "clients",
+                    ("rpc-removed",),
+                    f"{self.old.full_name}.{method.name}",
+                    "",
+                    method.location,
+                    self.new.location,
+                    service=self.service,
+                )
+        for method in added:
+            if method.name not in renamed_new:
+                yield Change(
+                    f"rpc {self.service}.{method.name}",
+                    "added, and its JSON-RPC method and routes",
+                    "none",
+                    ("rpc-added",),
+                    "",
+                    f"{self.new.full_name}.{method.name}",
+                    self.old.location,
+                    method.location,
+                    service=self.service,
+                )
+
+    def methods(self, old: Method, new: Method) -> Iterable[Change]:
+        if old.name != new.name:
+            yield self.change(
+                old,
+                new,
+                f"renamed from {old.name}, judging by its routes and types (JSON-RPC "
+                f"and gRPC method {old.name} -> {new.name})",
+                BOTH,
+                "rpc-renamed",
+            )
+        for label, before, after in (
+            ("request", old.request, new.request),
+            ("response", old.response, new.response),
+        ):
+            yield from self.message_type(old, new, label, before, after)
+        if old.server_streaming != new.server_streaming:
+            state = (
+                "now streams its response (SSE)"
+                if new.server_streaming
+                else "no longer streams its response"
+            )
+            yield self.change(old, new, state, BOTH, "rpc-streaming-changed")
+        if new.deprecated and not old.deprecated:
+            yield self.change(old, new, "now deprecated", NONE, "rpc-deprecated")
+        yield from self.routes(old, new)
+        yield from self.query(old, new)
+
+    def message_type(
+        self, old: Method, new: Method, label: str, before: Message, after: Message
+    ) -> Iterable[Change]:
+        """A request or response type that is another type, compared field by field
+        in that role (a renamed type is compared under its own name)."""
+        if self.types.same_type(before.full_name, after.full_name):
+            return
+        role: Role = "request" if label == "request" else "response"
+        subject = f"rpc {self.service}.{new.name} {label}"
+        details = list(self.types.messages(before, after, frozenset((role,)), subject))
+        old_name = relative_name(before.full_name, before.package)
+        new_name = relative_name(after.full_name, after.package)
+        yield Change(
+            f"rpc {self.service}.{new.name}",
+            f"{label} type {old_name} -> {new_name} (the JSON-RPC "
+            f"{'params' if label == 'request' else 'result'} and the gRPC message)"
+            + (
+                f": {len(details)} field change(s) under '{subject}'"
+                if details
+                else ": the same fields"
+            ),
+            effect_of(details).impact,
+            (f"rpc-{label}-type-changed",),
+            f"{self.old.full_name}.{old.name}",
+            f"{self.new.full_name}.{new.name}",
+            old.location,
+            new.location,
+            service=self.service,
+        )
+        yield from (dataclasses.replace(c, service=self.service) for c in details)
+
+    def routes(self, old: Method, new: Method) -> Iterable[Change]:
+        def key(binding: Binding) -> tuple[str, bool, bool]:
+            return binding.verb, binding.tenant, binding.alias
+
+        old_routes: dict[tuple[str, bool, bool], list[Binding]] = {}
+        for binding in old.bindings:
+            old_routes.setdefault(key(binding), []).append(binding)
+        new_routes: dict[tuple[str, bool, bool], list[Binding]] = {}
+        for binding in new.bindings:
+            new_routes.setdefault(key(binding), []).append(binding)
+        removed: list[Binding] = []
+        added: list[Binding] = []
+        for route_key in sorted(set(old_routes) | set(new_routes)):
+            before, after = old_routes.get(route_key, []), new_routes.get(route_key, [])
+            for old_route, new_route in zip(before, after):
+                yield from self.route(old, new, old_route, new_route)
+            removed += before[len(after) :]
+            added += after[len(before) :]
+        # A route whose verb changed: the same template and kind, another verb.
+        for old_route in list(removed):
+            twin = next(
+                (
+                    b
+                    for b in added
+                    if b.template.source == old_route.template.source
+                    and (b.tenant, b.alias) == (old_route.tenant, old_route.alias)
+                ),
+                None,
+            )
+            if twin is None:
+                continue
+            removed.remove(old_route)
+            added.remove(twin)
+            yield self.change(
+                old,
+                new,
+                f"{_route_label(old_route)}: verb {old_route.verb} -> {twin.verb}",
+                BOTH,
+                "route-verb-changed",
+                old_route,
+                twin,
+            )
+            yield from self.route(old, new, old_route, twin, verb_changed=True)
+        for binding in removed:
+            yield self.change(
+                old,
+                new,
+                f"{_route_kind(binding)} {_route_label(binding)} removed: old clients "
+                "that use it get 404 or 405",
+                CLIENTS,
+                "route-removed",
+                binding,
+                None,
+            )
+        for binding in added:
+            yield self.change(
+                old,
+                new,
+                f"{_route_kind(binding)} {_route_label(binding)} added",
+                NONE,
+                "route-added",
+                None,
+                binding,
+            )
+
+    def route(
+        self,
+        old: Method,
+        new: Method,
+        old_route: Binding,
+        new_route: Binding,
+        *,
+        verb_changed: bool = False,
+    ) -> Iterable[Change]:
+        label = _route_label(old_route)
+        if old_route.template.source != new_route.template.source:
+            moved = (
+                old_route.template.shape != new_route.template.shape
+                or old_route.path_json_names != new_route.path_json_names
+            )
+            yield self.change(
+                old,
+                new,
+                f"{label}: template {old_route.template.source} -> "
+                f"{new_route.template.source}"
+                + ("" if moved else " (the same paths match)"),
+                BOTH if moved else NONE,
+                "route-template-changed",
+                old_route,
+                new_route,
+            )
+        if old_route.path_json_names != new_route.path_json_names:
+            yield self.change(
+                old,
+                new,
+                f"{label}: path fields {', '.join(old_route.path_json_names) or '-'} -> "
+                f"{', '.join(new_route.path_json_names) or '-'}",
+                BOTH,
+                "route-path-fields-changed",
+                old_route,
+                new_route,
+            )
+        if old_route.body != new_route.body:
+            yield from self.body(old, new, old_route, new_route)
+        if old_route.response_body != new_route.response_body:
+            yield self.change(
+                old,
+                new,
+                f"{label}: response_body {old_route.response_body or '-'} -> "
+                f"{new_route.response_body or '-'}",
+                BOTH,
+                "route-response-body-changed",
+                old_route,
+                new_route,
+            )
+
+    def body(
+        self, old: Method, new: Method, old_route: Binding, new_route: Binding
+    ) -> Iterable[Change]:
+        """A route whose body is another field: what the body holds on each side,
+        compared field by field (``config`` -> ``*`` may leave the JSON as it was)."""
+        label = (
+            f"{_route_label(old_route)}: body {old_route.body or '-'} -> "
+            f"{new_route.body or '-'}"
+        )
+        old_body = _body_message(old, old_route, self.old_schema.messages)
+        new_body = _body_message(new, new_route, self.new_schema.messages)
+        if old_body is None or new_body is None:
+            yield self.change(
+                old, new, label, BOTH, "route-body-changed", old_route, new_route
+            )
+            return
+        subject = f"rpc {self.service}.{new.name}: {_route_label(new_route)} body"
+        # Field numbers are not in a JSON body: renumbering alone is no change here.
+        details = [
+            dataclasses.replace(c, service=self.service)
+            for c in self.types.messages(
+                old_body, new_body, frozenset(("request",)), subject
+            )
+            if c.impact != "gRPC"
+        ]
+        effect = effect_of(details)
+        held = (
+            f"the body held {_body_text(old_route, old_body)}, now "
+            f"{_body_text(new_route, new_body)}"
+        )
+        yield self.change(
+            old,
+            new,
+            f"{label}: {held}: "
+            + (
+                f"{len(details)} change(s) under '{subject}'"
+                if details
+                else "the same JSON fields"
+            ),
+            Effect(effect.clients, effect.servers),
+            "route-body-changed",
+            old_route,
+            new_route,
+        )
+        yield from details
+
+    def query(self, old: Method, new: Method) -> Iterable[Change]:
+        old_query = _query_params(old, self.old_schema.messages)
+        new_query = _query_params(new, self.new_schema.messages)
+        for name in sorted(set(old_query) | set(new_query)):
+            before, after = old_query.get(name), new_query.get(name)
+            if after is not None and before is None:
+                required = after.required
+                yield self.change(
+                    old,
+                    new,
+                    f"query parameter {name} ({after.type_text}) added"
+                    + (", REQUIRED: old clients never send it" if required else ""),
+                    CLIENTS if required else NONE,
+                    "query-param-required" if required else "query-param-added",
+                )
+            elif before is not None and after is None:
+                yield self.change(
+                    old,
+                    new,
+                    f"query parameter {name} ({before.type_text}) removed: old clients "
+                    "that send it are refused or ignored",
+                    CLIENTS,
+                    "query-param-removed",
+                )
+            elif before is not None and after is not None:
+                if before.type_text != after.type_text:
+                    effect = self.query_type_effect(before, after)
+                    yield self.change(
+                        old,
+                        new,
+                        f"query parameter {name} retyped {before.type_text} -> "
+                        f"{after.type_text}",
+                        effect,
+                        "query-param-retyped",
+                    )
+                if after.required and not before.required:
+                    yield self.change(
+                        old,
+                        new,
+                        f"query parameter {name} now REQUIRED: old clients may leave "
+                        "it out",
+                        CLIENTS,
+                        "query-param-required",
+                    )
+                elif before.required and not after.required:
+                    yield self.change(
+                        old,
+                        new,
+                        f"query parameter {name} no longer REQUIRED: old servers refuse "
+                        "new clients that leave it out",
+                        SERVERS,
+                        "query-param-required",
+                    )
+
+    def query_type_effect(self, before: _Query, after: _Query) -> Effect:
+        """Query values are text the server parses: only the range and values of the
+        type matter, never JSON's number/string forms."""
+        if before.param.repeated != after.param.repeated:
+            return BOTH
+        old_form = scalar_form(*_codec_kind(before.param))
+        new_form = scalar_form(*_codec_kind(after.param))
+        old_to_new = misread(
+            new_form,
+            old_form,
+            lenient=True,
+            same_type=lambda r, w: self.types.same_type(w, r),
+            names_missing=lambda r, w: _missing_names(after.param, before.param),
+        )
+        new_to_old = misread(
+            old_form,
+            new_form,
+            lenient=True,
+            same_type=lambda r, w: self.types.same_type(r, w),
+            names_missing=lambda r, w: _missing_names(before.param, after.param),
+        )
+        return Effect(clients=old_to_new is not None, servers=new_to_old is not None)
+
+
+class _Query:
+    """A query parameter with what a diff reports of it."""
+
+    def __init__(self, param: QueryParam, field: Field | None) -> None:
+        self.param = param
+        self.required = field is not None and (field.required or field.legacy_required)
+        self.type_text = (
+            ("repeated " if param.repeated else "")
+            + param.codec
+            + (f" {param.enum.full_name.rpartition('.')[2]}" if param.enum else "")
+        )
+
+
+def _codec_kind(param: QueryParam) -> tuple[str, str]:
+    """The (kind, type name) a query codec reads, for ``scalar_form``."""
+    wkt = {
+        "timestamp": "google.protobuf.Timestamp",
+        "duration": "google.protobuf.Duration",
+        "field_mask": "google.protobuf.FieldMask",
+    }
+    if param.codec in wkt:
+        return "message", wkt[param.codec]
+    if param.enum is not None:
+        return "enum", param.enum.full_name
+    return param.codec, ""
+
+
+def _missing_names(reader: QueryParam, writer: QueryParam) -> tuple[str, ...]:
+    known = {v.name for v in reader.enum.values} if reader.enum else set()
+    written = writer.enum.values if writer.enum else ()
+    return tuple(v.name for v in written if v.name not in known)
+
+
+def _body_message(
+    method: Method, binding: Binding, messages: Mapping[str, Message]
+) -> Message | None:
+    """What a route's body holds, as a message: the request without its path-bound
+    fields for ``*``, the body field's message otherwise; None without a body."""
+    if binding.body is None:
+        return None
+    if binding.body == "*":
+        bound = {
+            pf.proto_path[0] for pf in binding.path_fields if len(pf.proto_path) == 1
+        }
+        return dataclasses.replace(
+            method.request,
+            fields=tuple(f for f in method.request.fields if f.name not in bound),
+        )
+    field = method.request.field(binding.body)
+    if field is None:
+        return None
+    return messages.get(field.type_name)
+
+
+def _body_text(binding: Binding, message: Message) -> str:
+    name = relative_name(message.full_name, message.package)
+    if binding.body == "*":
+        return f"{name} without its path fields"
+    return f"a {name}"
+
+
+def _route_kind(binding: Binding) -> str:
+    if binding.tenant:
+        return "tenant route"
+    return "alias route" if binding.alias else "route"
+
+
+def _query_params(method: Method, messages: Mapping[str, Message]) -> dict[str, _Query]:
+    """Query parameters a client sets (not bound by the path of every route)."""
     if not method.has_query:
         return {}
     always_bound = set.intersection(
         *({pf.proto_path for pf in binding.path_fields} for binding in method.bindings)
     )
     return {
-        param.json_name: ("repeated " if param.repeated else "")
-        + param.codec
-        + (f" {param.enum.full_name.rpartition('.')[2]}" if param.enum else "")
+        param.json_name: _Query(param, _query_field(method.request, param, messages))
         for param in method.query
         if param.proto_path not in always_bound
     }
 
 
-def _route_key(binding: Binding) -> tuple[str, bool, bool]:
-    return binding.verb, binding.tenant, binding.alias
+def _query_field(
+    request: Message, param: QueryParam, messages: Mapping[str, Message]
+) -> Field | None:
+    """The field a query parameter sets, through its nested messages."""
+    message: Message | None = request
+    found: Field | None = None
+    for name in param.proto_path:
+        if message is None:
+            return None
+        found = next((f for f in message.fields if f.name == name), None)
+        if found is None:
+            return None
+        message = messages.get(found.type_name) if found.kind == "message" else None
+    return found
 
 
-def _compare_routes(
-    service: str, rpc: str, old: Method, new: Method
-) -> Iterable[Change]:
-    old_routes: dict[tuple[str, bool, bool], list[Binding]] = {}
-    for binding in old.bindings:
-        old_routes.setdefault(_route_key(binding), []).append(binding)
-    new_routes: dict[tuple[str, bool, bool], list[Binding]] = {}
-    for binding in new.bindings:
-        new_routes.setdefault(_route_key(binding), []).append(binding)
-    for key in sorted(set(old_routes) | set(new_routes)):
-        before, after = old_routes.get(key, []), new_routes.get(key, [])
-        for old_route, new_route in zip(before, after):
-            yield from _compare_route(service, rpc, old_route, new_route)
-        for removed in before[len(after) :]:
-            yield Change(
-                service, f"rpc {rpc}", f"route {_route_label(removed)} removed", True
-            )
-        for added in after[len(before) :]:
-            what = (
-                "tenant route"
-                if added.tenant
-                else "alias route" if added.alias else "route"
-            )
-            yield Change(
-                service, f"rpc {rpc}", f"{what} {_route_label(added)} added", False
-            )
-
-
-def _compare_route(
-    service: str, rpc: str, old: Binding, new: Binding
-) -> Iterable[Change]:
-    subject = f"rpc {rpc}: {_route_label(old)}"
-    if old.template.source != new.template.source:
-        yield Change(
-            service,
-            subject,
-            f"template {old.template.source} -> {new.template.source}",
-            old.template.shape != new.template.shape
-            or old.path_json_names != new.path_json_names,
-        )
-    if old.path_json_names != new.path_json_names:
-        yield Change(
-            service,
-            subject,
-            f"path fields {', '.join(old.path_json_names) or '-'} -> {', '.join(new.path_json_names) or '-'}",
-            True,
-        )
-    if old.body != new.body:
-        yield Change(
-            service, subject, f"body {old.body or '-'} -> {new.body or '-'}", True
-        )
-    if old.response_body != new.response_body:
-        yield Change(
-            service,
-            subject,
-            f"response_body {old.response_body or '-'} -> {new.response_body or '-'}",
-            True,
-        )
-
-
-def _compare_methods(
-    service: str, old: Method, new: Method, old_package: str, new_package: str
-) -> Iterable[Change]:
-    rpc = new.name
-    if old.name != new.name:
-        yield Change(
-            service,
-            f"rpc {old.name}",
-            f"renamed to {new.name}, judging by its routes and types (JSON-RPC and gRPC method "
-            f"{old.name} -> {new.name})",
-            True,
-        )
-    for label, before, after in (
-        ("request type", old.request.full_name, new.request.full_name),
-        ("response type", old.response.full_name, new.response.full_name),
-    ):
-        if _relative(before, old_package) != _relative(after, new_package):
-            yield Change(service, f"rpc {rpc}", f"{label} {before} -> {after}", True)
-    if old.server_streaming != new.server_streaming:
-        state = "now streams" if new.server_streaming else "no longer streams"
-        yield Change(service, f"rpc {rpc}", f"{state} its response", True)
-    yield from _compare_routes(service, rpc, old, new)
-    old_query, new_query = _query_params(old), _query_params(new)
-    for name in sorted(set(old_query) | set(new_query)):
-        old_type, new_type = old_query.get(name), new_query.get(name)
-        if old_type == new_type:
-            continue
-        if old_type is None:
-            yield Change(
-                service,
-                f"rpc {rpc}",
-                f"query parameter {name} ({new_type}) added",
-                False,
-            )
-        elif new_type is None:
-            yield Change(
-                service,
-                f"rpc {rpc}",
-                f"query parameter {name} ({old_type}) removed",
-                True,
-            )
-        else:
-            yield Change(
-                service,
-                f"rpc {rpc}",
-                f"query parameter {name} retyped {old_type} -> {new_type}",
-                True,
-            )
-
-
-def _compare_services(old: Service, new: Service) -> Iterable[Change]:
-    service = new.name
-    old_package, new_package = _package(old), _package(new)
-    if old.full_name != new.full_name:
-        yield Change(
-            service,
-            f"service {old.name}",
-            f"full name {old.full_name} -> {new.full_name} (gRPC paths change)",
-            True,
-        )
-    old_methods = {m.name: m for m in old.methods}
-    new_methods = {m.name: m for m in new.methods}
-    removed = [old_methods[n] for n in old_methods if n not in new_methods]
-    added = [new_methods[n] for n in new_methods if n not in old_methods]
-    renames = _pair_renames(removed, added, old_package, new_package)
-    renamed_old = {o.name for o, _ in renames}
-    renamed_new = {n.name for _, n in renames}
-    pairs = [(old_methods[n], new_methods[n]) for n in old_methods if n in new_methods]
-    for old_method, new_method in sorted(pairs + renames, key=lambda p: p[1].name):
-        yield from _compare_methods(
-            service, old_method, new_method, old_package, new_package
-        )
-    for method in removed:
-        if method.name not in renamed_old:
-            yield Change(
-                service, f"rpc {method.name}", "removed (and its JSON-RPC method)", True
-            )
-    for method in added:
-        if method.name not in renamed_new:
-            yield Change(
-                service, f"rpc {method.name}", "added (and its JSON-RPC method)", False
-            )
+def _file_pairs(
+    old: Sequence[BindingFile], new: Sequence[BindingFile]
+) -> list[tuple[BindingFile, BindingFile]]:
+    """Files paired by proto file name, or the only file of each side."""
+    new_by_name = {f.proto_file: f for f in new}
+    pairs = [(f, new_by_name[f.proto_file]) for f in old if f.proto_file in new_by_name]
+    if not pairs and len(old) == 1 and len(new) == 1:
+        pairs = [(old[0], new[0])]
+    return pairs
 
 
 def diff_files(old: Sequence[BindingFile], new: Sequence[BindingFile]) -> list[Change]:
-    """Every change between two generations, services matched by their short name."""
+    """Every change between two generations: the files' packages, then services
+    (matched by their short name) and their rpcs, then messages and enums."""
+    old_schema, new_schema = Schema.of(old), Schema.of(new)
+    types = TypeComparison(old_schema, new_schema)
+    changes: list[Change] = []
+    renamed_packages: set[tuple[str, str]] = set()
+    for old_file, new_file in _file_pairs(old, new):
+        if old_file.proto_package != new_file.proto_package:
+            renamed_packages.add((old_file.proto_package, new_file.proto_package))
+            changes.append(
+                Change(
+                    f"file {new_file.proto_file}",
+                    f"package {old_file.proto_package or '(none)'} -> "
+                    f"{new_file.proto_package or '(none)'}: gRPC method paths and Any "
+                    "type URLs change (JSON requests and answers do not)",
+                    GRPC.impact,
+                    ("package-changed",),
+                    old_file.proto_package,
+                    new_file.proto_package,
+                    old_file.package_location,
+                    new_file.package_location,
+                )
+            )
     old_services = {s.name: s for f in old for s in f.services}
     new_services = {s.name: s for f in new for s in f.services}
-    changes: list[Change] = []
     for name in sorted(set(old_services) | set(new_services)):
-        if name not in new_services:
-            changes.append(Change(name, f"service {name}", "removed", True))
-        elif name not in old_services:
-            changes.append(Change(name, f"service {name}", "added", False))
+        before, after = old_services.get(name), new_services.get(name)
+        if after is None:
+            assert before is not None
+            changes.append(
+                Change(
+                    f"service {name}",
+                    "removed, and every rpc in it",
+                    "clients",
+                    ("service-removed",),
+                    before.full_name,
+                    "",
+                    before.location,
+                    None,
+                    service=name,
+                )
+            )
+        elif before is None:
+            changes.append(
+                Change(
+                    f"service {name}",
+                    "added",
+                    "none",
+                    ("service-added",),
+                    "",
+                    after.full_name,
+                    None,
+                    after.location,
+                    service=name,
+                )
+            )
         else:
-            changes.extend(_compare_services(old_services[name], new_services[name]))
+            if before.full_name != after.full_name and (
+                (_package(before), _package(after)) not in renamed_packages
+            ):
+                changes.append(
+                    Change(
+                        f"service {name}",
+                        f"full name {before.full_name} -> {after.full_name} (gRPC "
+                        "paths change)",
+                        "gRPC",
+                        ("service-renamed",),
+                        before.full_name,
+                        after.full_name,
+                        before.location,
+                        after.location,
+                        service=name,
+                    )
+                )
+            changes.extend(
+                _Bindings(before, after, old_schema, new_schema, types).changes()
+            )
+    changes.extend(types.changes())
     return changes
-
-
-def format_changes(
-    changes: Sequence[Change], fmt: str, old_label: str, new_label: str
-) -> str:
-    """The changes as ``text``, ``json`` or ``markdown``."""
-    breaking = sum(c.breaking for c in changes)
-    compatible = len(changes) - breaking
-    if fmt == "json":
-        return json.dumps(
-            {
-                "old": old_label,
-                "new": new_label,
-                "breaking": breaking,
-                "compatible": compatible,
-                "changes": [asdict(c) for c in changes],
-            },
-            indent=2,
-        )
-    summary = (
-        f"{breaking} breaking, {compatible} compatible change{'s' if len(changes) != 1 else ''}"
-        if changes
-        else "no binding change: routes, JSON-RPC methods, query parameters and streaming are the same"
-    )
-    if fmt == "markdown":
-        lines = [f"### {old_label} -> {new_label}", "", summary]
-        if changes:
-            lines += ["", "| | service | what | change |", "|---|---|---|---|"]
-            lines += [
-                f"| {'**breaking**' if c.breaking else 'compatible'} | {c.service} | {c.subject} | {c.description} |"
-                for c in changes
-            ]
-        return "\n".join(lines)
-    lines = [f"{old_label} -> {new_label}: {summary}"]
-    lines += [
-        f"  {'BREAKING  ' if c.breaking else 'compatible'}  {c.service}: {c.subject}: {c.description}"
-        for c in changes
-    ]
-    return "\n".join(lines)

@@ -124,27 +124,34 @@ def test_diff_on_the_real_spec_versions(tmp_path: Path) -> None:
     report = json.loads(first.stdout)
     descriptions = [f"{c['subject']}: {c['description']}" for c in report["changes"]]
     # Every v0.3.0 route lost its /v1 prefix and its resource-name variable.
-    assert "rpc GetTask: GET /v1/{name=tasks/*}: template /v1/{name=tasks/*} -> /tasks/{id=*}" in descriptions
-    assert "rpc GetTask: GET /v1/{name=tasks/*}: path fields name -> id" in descriptions
-    assert "rpc SendMessage: POST /v1/message:send: template /v1/message:send -> /message:send" in descriptions
-    assert any(d.startswith("rpc TaskSubscription: renamed to SubscribeToTask") for d in descriptions)
-    assert any(d.startswith("rpc GetAgentCard: renamed to GetExtendedAgentCard") for d in descriptions)
-    assert "rpc ListTasks: added (and its JSON-RPC method)" in descriptions
+    assert "rpc A2AService.GetTask: GET /v1/{name=tasks/*}: template /v1/{name=tasks/*} -> /tasks/{id=*}" in descriptions
+    assert "rpc A2AService.GetTask: GET /v1/{name=tasks/*}: path fields name -> id" in descriptions
+    assert "rpc A2AService.SendMessage: POST /v1/message:send: template /v1/message:send -> /message:send" in descriptions
+    assert any(d.startswith("rpc A2AService.SubscribeToTask: renamed from TaskSubscription") for d in descriptions)
+    assert any(d.startswith("rpc A2AService.GetExtendedAgentCard: renamed from GetAgentCard") for d in descriptions)
+    assert "rpc A2AService.ListTasks: added, and its JSON-RPC method and routes" in descriptions
     # One per rpc that existed before, and the tenant variant of the POST :subscribe alias.
     assert sum("tenant route" in d and "added" in d for d in descriptions) == 11
+    # The messages too: a renamed field, an enum value renamed, a removed response field.
+    assert "message Message: field content -> parts: renamed (JSON content -> parts); now REQUIRED: senders " \
+        "built from the old version may leave it out" in descriptions
+    assert any(d.startswith("enum TaskState: value TASK_STATE_CANCELLED -> TASK_STATE_CANCELED") for d in descriptions)
+    final = next(c for c in report["changes"] if c["description"].startswith("field final removed"))
+    assert final["impact"] == "clients" and final["role"] == "response"
+    assert final["old"]["location"].endswith("a2a.proto:287:3") and final["new"]["location"].endswith(":313:1")
     second = _cli("diff", str(rc), str(v100))
     assert second.returncode == 1
-    assert "full name a2a.v1.A2AService -> lf.a2a.v1.A2AService" in second.stdout  # the package
-    assert "rpc ListTaskPushNotificationConfig: renamed to ListTaskPushNotificationConfigs" in second.stdout
+    assert "package a2a.v1 -> lf.a2a.v1: gRPC method paths" in second.stdout
+    assert "rpc A2AService.ListTaskPushNotificationConfigs: renamed from ListTaskPushNotificationConfig" in second.stdout
     assert "POST /tasks/{task_id=*}/pushNotificationConfigs: body config -> *" in second.stdout
-    assert "BREAKING" in second.stdout
+    assert "\nBreaking for clients and servers (" in second.stdout
     third = _cli("diff", str(v100), str(v101))
     assert third.returncode == 0
-    assert "no binding change" in third.stdout
+    assert "no change a JSON or gRPC peer sees" in third.stdout
     assert _cli("diff", str(v100), str(v101), "--fail-on", "any").returncode == 0
     markdown = _cli("diff", str(rc), str(v100), "--format", "markdown", "--fail-on", "never")
     assert markdown.returncode == 0
-    assert "| **breaking** | A2AService |" in markdown.stdout
+    assert "| **clients and servers** | rpc A2AService." in markdown.stdout
 
 
 def test_diff_compatible_changes_and_fail_on(tmp_path: Path) -> None:
@@ -154,11 +161,14 @@ def test_diff_compatible_changes_and_fail_on(tmp_path: Path) -> None:
         "  optional int32 version = 3;", "  optional int32 version = 3;\n  string note = 4;"))
     result = _cli("diff", str(old), str(new), "-I", str(PROTO / "features"))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "compatible  ItemService: rpc GetItem: query parameter note (string) added" in result.stdout
+    assert "\nCompatible (2):\n" in result.stdout
+    assert "  rpc ItemService.GetItem: query parameter note (string) added  [tenancy.proto:20:3 -> tenancy.proto:21:3]" in result.stdout
+    assert "  message Item: field note added (string, number 4)  [tenancy.proto:9:1 -> tenancy.proto:13:3]" in (
+        result.stdout)
     assert _cli("diff", str(old), str(new), "--fail-on", "any").returncode == 1
     # The module form too: the embedded A2A default against itself.
     same = _cli("diff", "a2a.types.a2a_pb2", "a2a.types.a2a_pb2")
-    assert same.returncode == 0 and "no binding change" in same.stdout
+    assert same.returncode == 0 and "no change a JSON or gRPC peer sees" in same.stdout
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown"])

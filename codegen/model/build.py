@@ -15,6 +15,7 @@ from ..http_rule import TemplateError, parse_template
 from ..options import Options
 from .a2a import with_subscribe_aliases
 from .descriptors import (
+    FILE_PACKAGE,
     FILE_SERVICE,
     HTTP_ADDITIONAL,
     HTTP_BODY,
@@ -111,6 +112,7 @@ class _ServiceBuilder:
                         tuple(methods),
                         a2a,
                         self.info.comment(path),
+                        self.info.location(path),
                     )
                 )
             elif not any(
@@ -542,6 +544,7 @@ def build_files(
                 python_names=names,
                 protocol_version=options.protocol_version,
                 openapi=options.openapi,
+                package_location=index.infos[name].location((FILE_PACKAGE,)),
             )
         )
         if options.ambiguity == "warn":

@@ -379,8 +379,15 @@ class Index:
         built = self._built.get(full_name)
         if built is None:
             descriptor, info, path = self.messages[full_name]
+            file = self.files[info.file]
             fields = tuple(
-                self._field(descriptor, f, info.comment(path + (MESSAGE_FIELD, i)))
+                self._field(
+                    descriptor,
+                    f,
+                    info.comment(path + (MESSAGE_FIELD, i)),
+                    info.location(path + (MESSAGE_FIELD, i)),
+                    _presence(file, descriptor, f),
+                )
                 for i, f in enumerate(descriptor.field)
             )
             built = Message(
@@ -396,7 +403,10 @@ class Index:
 
     def enum(self, full_name: str) -> Enum:
         descriptor, info, path = self.enums[full_name]
-        values = tuple(EnumValue(v.name, v.number) for v in descriptor.value)
+        values = tuple(
+            EnumValue(v.name, v.number, info.location(path + (ENUM_VALUE, i)))
+            for i, v in enumerate(descriptor.value)
+        )
         return Enum(
             full_name,
             descriptor.name,
@@ -411,6 +421,8 @@ class Index:
         message: descriptor_pb2.DescriptorProto,
         descriptor: descriptor_pb2.FieldDescriptorProto,
         comment: str,
+        location: SourceLocation = SourceLocation(""),
+        presence: tuple[bool, bool] = (False, False),
     ) -> Field:
         kind = _KIND_NAMES[descriptor.type]
         type_name = descriptor.type_name.lstrip(".")
@@ -434,6 +446,7 @@ class Index:
                 map_key_kind=_KIND_NAMES[key.type],
                 map_value=value_field,
                 comment=comment,
+                location=location,
             )
         behaviors = descriptor.options.Extensions[field_behavior_pb2.field_behavior]
         return Field(
@@ -447,4 +460,42 @@ class Index:
             comment=comment,
             required=field_behavior_pb2.REQUIRED in behaviors,
             deprecated=descriptor.options.deprecated,
+            location=location,
+            explicit_presence=presence[0],
+            legacy_required=presence[1],
+            default=descriptor.default_value,
         )
+
+
+_FEATURES = descriptor_pb2.FeatureSet
+
+
+def _presence(
+    file: descriptor_pb2.FileDescriptorProto,
+    message: descriptor_pb2.DescriptorProto,
+    field: descriptor_pb2.FieldDescriptorProto,
+) -> tuple[bool, bool]:
+    """(explicit presence, legacy required) of a singular field, as protobuf resolves
+    them: by syntax, or for editions by the ``field_presence`` feature of the field, its
+    message or the file (EXPLICIT by default). Repeated fields and maps have neither."""
+    if field.label == _FDP.LABEL_REPEATED:
+        return False, False
+    if field.label == _FDP.LABEL_REQUIRED:
+        return True, True
+    if file.syntax == "editions":
+        for options in (field.options, message.options, file.options):
+            if options.features.HasField("field_presence"):
+                setting = options.features.field_presence
+                return (
+                    setting != _FEATURES.IMPLICIT,
+                    setting == _FEATURES.LEGACY_REQUIRED,
+                )
+        return True, False
+    if file.syntax == "proto3":
+        explicit = (
+            field.proto3_optional
+            or field.HasField("oneof_index")
+            or field.type in (_FDP.TYPE_MESSAGE, _FDP.TYPE_GROUP)
+        )
+        return explicit, False
+    return True, False  # proto2: every singular field tracks presence

@@ -3,6 +3,7 @@ the messages and enums they reach, and diagnostics with source locations."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -73,6 +74,18 @@ class Field:
     comment: str = ""
     required: bool = False  # google.api.field_behavior REQUIRED
     deprecated: bool = False
+    # Facts for ``a2a-codegen diff``, left out of equality (two fields that compared
+    # equal before these were recorded still do).
+    location: SourceLocation = dataclasses.field(
+        default=SourceLocation(""), compare=False
+    )
+    # ``optional`` in proto3, any singular field in proto2, a message or oneof member,
+    # or editions' EXPLICIT: a set zero value is written, and absent means unset.
+    explicit_presence: bool = dataclasses.field(default=False, compare=False)
+    # proto2 `required` (editions: LEGACY_REQUIRED): a parser refuses a message without it.
+    legacy_required: bool = dataclasses.field(default=False, compare=False)
+    # proto2 `[default = ...]` as written in the descriptor, "" when none.
+    default: str = dataclasses.field(default="", compare=False)
 
     @property
     def is_map(self) -> bool:
@@ -91,6 +104,9 @@ class EnumValue:
 
     name: str
     number: int
+    location: SourceLocation = dataclasses.field(
+        default=SourceLocation(""), compare=False
+    )
 
 
 @dataclass(frozen=True)
@@ -281,6 +297,9 @@ class Service:
     methods: tuple[Method, ...]
     a2a: bool
     comment: str = ""
+    location: SourceLocation = dataclasses.field(
+        default=SourceLocation(""), compare=False
+    )
 
 
 @dataclass(frozen=True)
@@ -348,6 +367,10 @@ class BindingFile:
     ] = ()  # full proto name -> Python identifier
     protocol_version: str = "1.0"  # the A2A version a binding speaks (A2A profile)
     openapi: bool = False  # also write openapi.json
+    # Where the `package` statement is (for ``a2a-codegen diff``).
+    package_location: SourceLocation = dataclasses.field(
+        default=SourceLocation(""), compare=False
+    )
 
     def python_name(self, full_name: str) -> str:
         """The identifier of a message's TypedDict or an enum's Literal alias."""
