@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 generate: $(STAMP)
-	$(VENV)/bin/a2a-codegen generate -o generated --module a2a_binding --acknowledge proto/a2a.overlaps --opt openapi=true --print-routes
+	$(VENV)/bin/a2a-codegen generate -o generated --module a2a_binding --acknowledge proto/a2a.overlaps --opt openapi=true --opt grpc=true --print-routes
 
 # The runtime's own tests first, under coverage.py (at least 95 % of codegen/runtime/),
 # then everything else, on TEST_WORKERS processes (pytest-xdist; 1 runs them in one).
@@ -40,8 +40,12 @@ bench-hostile: $(STAMP)
 	$(PY) bench/bench_hostile.py
 
 # Coverage-guided fuzzing of the generated code; FUZZ_SECONDS=600 for the full run.
+# First the request validator against protobuf's own parser at 20x the examples of
+# make test (VALIDATION_EXAMPLES scales them).
 FUZZ_SECONDS ?= 60
+VALIDATION_EXAMPLES ?= 20
 fuzz: $(STAMP)
+	VALIDATION_EXAMPLES=$(VALIDATION_EXAMPLES) $(PY) -m pytest -q -p no:cacheprovider -n 2 tests/test_validation_oracle.py
 	$(PY) -m pip install --quiet 'atheris==3.0.0'
 	mkdir -p .fuzz/corpus .fuzz/crashes
 	$(PY) fuzz/fuzz_generated.py .fuzz/corpus -dict=fuzz/a2a.dict -max_total_time=$(FUZZ_SECONDS) \
@@ -56,7 +60,8 @@ fuzz-generator: $(STAMP)
 		-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -artifact_prefix=.fuzz/crashes/generator- -print_final_stats=1
 
 # The official A2A conformance kit (../shared/a2a-tck) against examples/a2a_server.py over
-# JSON-RPC and HTTP+JSON; fails on a failure not in conformance/expected_failures.json.
-# Its venv is cached in .conformance/ (ignored by git). About a minute.
+# JSON-RPC, HTTP+JSON and gRPC, and its transport-equivalence category over the three;
+# fails on a failure not in conformance/expected_failures.json.
+# Its venv is cached in .conformance/ (ignored by git). About two minutes.
 conformance: $(STAMP)
-	$(PY) conformance/run.py --categories mandatory,capabilities,quality,features --transports jsonrpc,rest
+	$(PY) conformance/run.py --categories mandatory,capabilities,quality,features,transport-equivalence --transports jsonrpc,rest,grpc

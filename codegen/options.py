@@ -14,6 +14,7 @@ Ambiguity = Literal["warn", "error", "ignore"]
 Profile = Literal["auto", "a2a", "none"]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 
 
 class OptionError(ValueError):
@@ -40,6 +41,14 @@ class Options:
                    is an error (nested messages multiply them).
     openapi:       ``true`` also writes ``openapi.json`` (OpenAPI 3.1 of the HTTP+JSON
                    binding) into the package.
+    grpc:          ``true`` also writes ``grpc_binding.py``, serving the handler on a
+                   ``grpc.aio.Server`` (A2A profile only): the one module that needs
+                   more than the standard library (grpcio, protobuf, the pb2 module).
+    pb2_module:    the module of the message classes ``protoc --python_out`` wrote for
+                   the proto file (e.g. ``myproject.a2a_pb2``); default: the name
+                   protoc gives it (``a2a_pb2`` for ``a2a.proto``, ``lf.a2a.v1.a2a_pb2``
+                   for ``lf/a2a/v1/a2a.proto``), or ``a2a.types.a2a_pb2`` for the
+                   embedded default input. Only with ``grpc=true``.
     """
 
     module: str | None = None
@@ -51,6 +60,8 @@ class Options:
     max_query_depth: int = 8
     max_query_params: int = 1000
     openapi: bool = False
+    grpc: bool = False
+    pb2_module: str | None = None
 
     @classmethod
     def parse(cls, parameter: str) -> Options:
@@ -109,6 +120,22 @@ class Options:
         openapi = values.get("openapi", "false")
         if openapi not in ("true", "false"):
             raise OptionError(f"option openapi={openapi!r}: expected true or false")
+        grpc = values.get("grpc", "false")
+        if grpc not in ("true", "false"):
+            raise OptionError(f"option grpc={grpc!r}: expected true or false")
+        pb2_module = values.get("pb2_module")
+        if pb2_module is not None:
+            if not _DOTTED.match(pb2_module) or any(
+                keyword.iskeyword(part) for part in pb2_module.split(".")
+            ):
+                raise OptionError(
+                    f"option pb2_module={pb2_module!r} is not a dotted module name"
+                )
+            if grpc != "true":
+                raise OptionError(
+                    "option pb2_module= names the message classes of the gRPC binding;"
+                    " it needs grpc=true"
+                )
         return cls(
             module=values.get("module"),
             tenant_field=values.get("tenant_field"),
@@ -119,6 +146,8 @@ class Options:
             max_query_depth=limits["max_query_depth"],
             max_query_params=limits["max_query_params"],
             openapi=openapi == "true",
+            grpc=grpc == "true",
+            pb2_module=pb2_module,
         )
 
     def to_parameter(self) -> str:

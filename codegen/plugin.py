@@ -39,7 +39,8 @@ generated files from stdout. Run it through protoc or buf, e.g.
 
   python -m grpc_tools.protoc -I spec -I GOOGLEAPIS --a2a_out=src/vendor a2a.proto
 
-Options go in --a2a_opt=k=v,...: module, tenant_field, ambiguity, profile, acknowledge.
+Options go in --a2a_opt=k=v,...: module, tenant_field, ambiguity, profile, acknowledge,
+openapi, grpc, pb2_module (see the README).
 As a build step or CI check without protoc, use a2a-codegen (a2a-codegen --help).
 """
 
@@ -98,11 +99,44 @@ def run(
             warn(f"warning: {overlap}")
     for acknowledgement in settled.stale:
         warn(acknowledgement.stale_warning)
+    if options.grpc:
+        refused = [f.proto_file for f in generation.files if not f.a2a]
+        if refused:
+            response.error = (
+                f"protoc-gen-a2a: option grpc=true: {refused[0]} has no A2A service "
+                "(the gRPC binding serves the A2A handler; profile=a2a applies it)"
+            )
+            return Run(response, (), ())
     for binding_file in generation.files:
         package = binding_file.module
-        for name, content in sorted(render_file(binding_file).items()):
+        pb2_module = (
+            (options.pb2_module or _pb2_module(request, binding_file.proto_file))
+            if options.grpc
+            else None
+        )
+        rendered = render_file(binding_file, pb2_module=pb2_module)
+        for name, content in sorted(rendered.items()):
             response.file.add(name=f"{package}/{name}", content=content)
     return Run(response, generation.files, settled.acknowledged)
+
+
+def _pb2_module(request: plugin_pb2.CodeGeneratorRequest, proto_file: str) -> str:
+    """The default ``pb2_module``: the module ``protoc --python_out`` writes for
+    ``proto_file``, or a2a-sdk's ``a2a.types.a2a_pb2`` when the file is the embedded
+    default input (the descriptor compiled into that module, which this process
+    imported to build the request: protoc's requests carry source info and never
+    match it)."""
+    from .inputs import DEFAULT_MODULE  # only here: an option most runs lack
+    from .serving_views import protoc_python_module
+
+    embedded = sys.modules.get(DEFAULT_MODULE)
+    descriptor = getattr(embedded, "DESCRIPTOR", None)
+    if descriptor is not None and descriptor.name == proto_file:
+        compiled = descriptor_pb2.FileDescriptorProto()
+        descriptor.CopyToProto(compiled)
+        if any(file == compiled for file in request.proto_file):
+            return DEFAULT_MODULE
+    return protoc_python_module(proto_file)
 
 
 def generate(

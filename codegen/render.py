@@ -19,7 +19,7 @@ import jinja2.bccache
 from .gate import GateError, check_module
 from .layout import LINE_LENGTH, Unformattable, layout
 from .model import BindingFile
-from .views import Call, Item, views
+from .views import Call, FileView, Item, views
 
 # Printable ASCII but for the quotes and the backslash: such text is its own literal.
 _PLAIN = re.compile(r"[ !#-&(-\[\]-~]*")
@@ -39,6 +39,8 @@ __all__ = [
     "runtime_dir",
     "runtime_modules",
     "MODULES",
+    "GRPC_MODULE",
+    "GRPC_RUNTIME",
 ]
 
 # One template per emitted module, in the order they are written.
@@ -51,7 +53,7 @@ RUNTIME = (
     "_json.py",
     "_sse.py",
     "_jsonrpc.py",
-    "_required.py",
+    "_validate.py",
 )
 A2A_RUNTIME = (
     "_headers.py",
@@ -59,6 +61,7 @@ A2A_RUNTIME = (
     "_errors.py",
     "_params.py",
     "_caching.py",
+    "_cancellation.py",
     "_failure.py",
     "_request.py",
     "_responses.py",
@@ -66,6 +69,9 @@ A2A_RUNTIME = (
     "_asgi.py",
     "_client.py",
 )
+# What only a package generated with ``grpc=true`` carries (imports grpcio, protobuf).
+GRPC_RUNTIME = ("_grpc.py",)
+GRPC_MODULE = "grpc_binding.py"
 
 
 class RenderError(RuntimeError):
@@ -78,9 +84,14 @@ def runtime_dir() -> Path:
     return Path(__file__).with_name("runtime")
 
 
-def runtime_modules(binding_file: BindingFile) -> tuple[str, ...]:
-    """The runtime modules a package carries, by file name."""
-    return RUNTIME + (A2A_RUNTIME if binding_file.a2a else ())
+def runtime_modules(binding_file: BindingFile, grpc: bool = False) -> tuple[str, ...]:
+    """The runtime modules a package carries, by file name (``grpc``: generated with
+    ``grpc=true``)."""
+    return (
+        RUNTIME
+        + (A2A_RUNTIME if binding_file.a2a else ())
+        + (GRPC_RUNTIME if grpc else ())
+    )
 
 
 def template_dir() -> Path:
@@ -294,13 +305,27 @@ def _black(source: str) -> str:
         raise RenderError(f"invalid Python: {exc}") from exc
 
 
+def _views(binding_file: BindingFile, pb2_module: str | None) -> dict[str, FileView]:
+    """``views`` and, with a ``pb2_module`` (option ``grpc=true``), the gRPC binding's."""
+    found = views(binding_file)
+    if pb2_module is not None:
+        from .serving_views import GrpcView
+
+        found[GRPC_MODULE] = GrpcView(binding_file, pb2_module)
+    return found
+
+
 def render_sources(
-    binding_file: BindingFile, env: jinja2.Environment | None = None
+    binding_file: BindingFile,
+    env: jinja2.Environment | None = None,
+    *,
+    pb2_module: str | None = None,
 ) -> dict[str, str]:
-    """Every module's source as the templates write it, before ``layout``."""
+    """Every module's source as the templates write it, before ``layout``;
+    ``grpc_binding.py`` too when ``pb2_module`` names its message classes."""
     env = env or _environment()
     sources: dict[str, str] = {}
-    for module, view in views(binding_file).items():
+    for module, view in _views(binding_file, pb2_module).items():
         name = module + ".j2"
         try:
             sources[module] = env.get_template(name).render(view=view)
@@ -318,10 +343,15 @@ def format_source(source: str) -> str:
         return _black(source)
 
 
-def render_file(binding_file: BindingFile) -> dict[str, str]:
-    """Every module of one output package, by file name relative to the package."""
+def render_file(
+    binding_file: BindingFile, *, pb2_module: str | None = None
+) -> dict[str, str]:
+    """Every module of one output package, by file name relative to the package;
+    with ``pb2_module`` (option ``grpc=true``: the module of the message classes) the
+    gRPC binding and its runtime too."""
     rendered = {}
-    for module, source in render_sources(binding_file).items():
+    sources = render_sources(binding_file, pb2_module=pb2_module)
+    for module, source in sources.items():
         try:
             rendered[module] = format_source(source)
         except RenderError as exc:
@@ -336,7 +366,7 @@ def render_file(binding_file: BindingFile) -> dict[str, str]:
         .get_template("_header.j2")
         .render(view=views(binding_file)["__init__.py"])
     )
-    for module in runtime_modules(binding_file):
+    for module in runtime_modules(binding_file, grpc=pb2_module is not None):
         rendered[module] = header + (runtime_dir() / module).read_text(encoding="utf-8")
     if binding_file.openapi:
         from .openapi import openapi_document  # only here: an option most runs lack

@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .model import Method
+from .model import BindingFile, Method
 from .model.naming import handler_method_name
-from .views import FileView
+from .views import Call, FileView
 
-__all__ = ["AsgiView", "ClientView", "HandlerMethod", "HandlerView"]
+__all__ = [
+    "AsgiView",
+    "ClientView",
+    "GrpcView",
+    "HandlerMethod",
+    "HandlerView",
+    "protoc_python_module",
+]
 
 
 class HandlerMethod(NamedTuple):
@@ -28,6 +35,7 @@ class HandlerMethod(NamedTuple):
     empty: bool  # answers google.protobuf.Empty
     comment: str
     read: str  # what ``client.read_response`` returns: an empty dict's type for Empty
+    types: tuple[str, str]  # the request and response message types' full names
 
 
 class _ServingView(FileView):
@@ -53,6 +61,7 @@ class _ServingView(FileView):
             empty,
             method.comment or f"The {method.name} rpc.",
             "dict[str, Any]" if empty else response,
+            (method.request.full_name, method.response.full_name),
         )
 
     @property
@@ -129,3 +138,54 @@ class ClientView(_ServingView):
     @property
     def unary_methods(self) -> tuple[HandlerMethod, ...]:
         return tuple(m for m in self.methods if not m.streaming)
+
+
+def protoc_python_module(proto_file: str) -> str:
+    """The module ``protoc --python_out`` writes for ``proto_file`` (its generator's
+    rule: ``.proto`` dropped, ``-`` to ``_``, ``/`` to ``.``, then ``_pb2``)."""
+    stem = proto_file[: -len(".proto")] if proto_file.endswith(".proto") else proto_file
+    return stem.replace("-", "_").replace("/", ".") + "_pb2"
+
+
+class GrpcView(_ServingView):
+    """What ``grpc_binding.py`` prints (option ``grpc=true``): the services and their
+    rpcs, and the module of the message classes."""
+
+    def __init__(self, file: BindingFile, pb2_module: str) -> None:
+        super().__init__(file)
+        self.pb2_module = pb2_module
+
+    @property
+    def uses_iterator(self) -> bool:
+        return any(method.server_streaming for method in self.file.methods)
+
+    @property
+    def uses_mapping(self) -> bool:
+        return any(method.request.well_known for method in self.file.methods)
+
+    @property
+    def services(self) -> tuple[Call, ...]:
+        """``SERVICES``: a ``GrpcService`` per service, a ``GrpcMethod`` per rpc (name,
+        handler method, request and response types, server streaming)."""
+        return tuple(
+            Call(
+                "GrpcService",
+                (
+                    service.full_name,
+                    tuple(
+                        Call(
+                            "GrpcMethod",
+                            (
+                                method.name,
+                                handler_method_name(method.name),
+                                method.request.full_name,
+                                method.response.full_name,
+                                method.server_streaming,
+                            ),
+                        )
+                        for method in service.methods
+                    ),
+                ),
+            )
+            for service in self.file.services
+        )

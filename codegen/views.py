@@ -13,6 +13,7 @@ import unicodedata
 from typing import NamedTuple
 
 from .model import Binding, BindingFile, Field, Method, QueryParam, query_codec
+from .model import validation_kind
 from .model.naming import snake_case
 
 __all__ = [
@@ -355,52 +356,52 @@ class MessageShape(NamedTuple):
         return self.class_form and bool(self.required)
 
 
+_RULE_DEFAULTS = ("", False, "", False, "")  # type, repeated, map key, required, oneof
+
+
+def _field_rule(field: Field) -> Call:
+    """A field's ``FieldRule`` row: a map field is described by its value, and its
+    key kind."""
+    value = field.map_value or field
+    kind = validation_kind(value.kind, value.type_name)
+    map_key = validation_kind(field.map_key_kind, "") if field.map_key_kind else ""
+    tail: list[object] = [
+        value.type_name if kind in ("message", "enum") else "",
+        field.repeated and not field.is_map,
+        map_key,
+        field.required,
+        field.oneof or "",
+    ]
+    while tail and tail[-1] == _RULE_DEFAULTS[len(tail) - 1]:
+        tail.pop()
+    return Call("FieldRule", (field.json_name, field.name, kind, *tail))
+
+
 class MessagesView(FileView):
     """What ``messages.py`` prints."""
 
     @functools.cached_property
-    def required_rules(
-        self,
-    ) -> tuple[tuple[str, tuple[Call, ...]], ...]:
-        """Per message type with REQUIRED fields (its own, or inside its message
-        fields): ``Rule(json name, proto name, required, message, repeated, oneof)``
-        rows."""
-        messages = {m.full_name: m for m in self.file.messages if not m.well_known}
-        checked = {
-            name for name, m in messages.items() if any(f.required for f in m.fields)
-        }
-        grown = True
-        while grown:  # a message is checked when a field's type is
-            grown = False
-            for name, message in messages.items():
-                if name not in checked and any(
-                    f.type_name in checked and not f.is_map for f in message.fields
-                ):
-                    checked.add(name)
-                    grown = True
+    def schema_rows(self) -> tuple[tuple[str, tuple[Call, ...]], ...]:
+        """Per message type (Empty included: an object without fields), its fields
+        as ``FieldRule(json name, proto name, kind, type, repeated, map key kind,
+        required, oneof)`` rows, trailing defaults left out."""
         rows = []
-        for name in sorted(checked):
-            rules = []
-            for field in messages[name].fields:
-                nested = field.type_name if field.type_name in checked else ""
-                if field.is_map or not (field.required or nested):
-                    continue
-                oneof = field.oneof or "" if field.required else ""
-                rules.append(
-                    Call(
-                        "Rule",
-                        (
-                            field.json_name,
-                            field.name,
-                            field.required,
-                            nested,
-                            field.repeated,
-                            oneof,
-                        ),
-                    )
-                )
-            rows.append((name, tuple(rules)))
-        return tuple(rows)
+        for message in self.file.messages:
+            if message.well_known and message.full_name != "google.protobuf.Empty":
+                continue
+            rules = tuple(_field_rule(field) for field in message.fields)
+            rows.append((message.full_name, rules))
+        return tuple(sorted(rows))
+
+    @property
+    def enum_rows(self) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+        """Per enum type, its values as (name, number) pairs in declaration order."""
+        return tuple(
+            sorted(
+                (enum.full_name, tuple((v.name, v.number) for v in enum.values))
+                for enum in self.file.enums
+            )
+        )
 
     @property
     def names(self) -> tuple[str, ...]:

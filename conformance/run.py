@@ -1,16 +1,18 @@
 """Run the official A2A conformance kit (a2aproject/a2a-tck) against the example server.
 
-    .venv/bin/python conformance/run.py [--categories mandatory,...] [--transports jsonrpc,rest]
+    .venv/bin/python conformance/run.py [--categories mandatory,...] [--transports jsonrpc,rest,grpc]
 
 It copies ``../shared/a2a-tck`` to a temporary folder (the kit writes reports next to
 itself), keeps a venv with the kit's requirements under ``.conformance/venv``, serves
-``examples/a2a_server.py`` on loopback at a free port (both bindings at the root: the
-kit drops a base path and posts raw JSON-RPC to the root; every task held, see
-examples/agent.py) with a fresh bearer token that the kit also gets (its documented
-``A2A_AUTH_TYPE``/``A2A_AUTH_TOKEN``), runs each category over each transport with the
-kit's own pytest selection, and fails on any failed test not listed in
-``conformance/expected_failures.json``. Exit status: 0 all failures
-listed, 1 an unlisted failure, 2 the kit or its venv is missing.
+``examples/a2a_server.py`` on loopback at a free port (both HTTP bindings at the root:
+the kit drops a base path and posts raw JSON-RPC to the root; gRPC on another free
+port, which the card names; every task held, see examples/agent.py) with a fresh bearer
+token that the kit also gets (its documented ``A2A_AUTH_TYPE``/``A2A_AUTH_TOKEN``),
+runs each category over each transport with the kit's own pytest selection (the
+transport-equivalence category once, over every transport together: it compares
+them), and fails on any failed test not listed in ``conformance/expected_failures.json``
+(an entry's ``transports`` name the transport, or ``all`` for that category). Exit
+status: 0 all failures listed, 1 an unlisted failure, 2 the kit or its venv is missing.
 """
 
 from __future__ import annotations
@@ -50,7 +52,13 @@ CATEGORIES = {
     "capabilities": ("tests/optional/capabilities/", None),
     "quality": ("tests/optional/quality/", None),
     "features": ("tests/optional/features/", None),
+    "transport-equivalence": (
+        "tests/optional/multi_transport/",
+        "transport_equivalence",
+    ),
 }
+# Categories run once over all the transports together, reported as transport "all".
+TOGETHER = frozenset({"transport-equivalence"})
 SERVE = (
     "import uvicorn, examples.a2a_server as s;"
     "uvicorn.run(s.create_app(hold=True, rest_prefix='', rpc_path='/'), host='127.0.0.1',"
@@ -98,6 +106,9 @@ def serve(port: int, token: str) -> subprocess.Popen[bytes]:
         os.environ,
         PYTHONPATH=f"{ROOT / 'generated'}{os.pathsep}{ROOT}",
         A2A_EXAMPLE_TOKEN=token,
+        # a free port on localhost (IPv4 and IPv6: the card names localhost)
+        A2A_EXAMPLE_GRPC_PORT="0",
+        A2A_EXAMPLE_GRPC_HOST="localhost",
     )
     server = subprocess.Popen(
         [sys.executable, "-c", SERVE.format(port=port)], cwd=ROOT, env=env
@@ -120,11 +131,12 @@ def serve(port: int, token: str) -> subprocess.Popen[bytes]:
 def run_kit(
     python: Path, kit: Path, url: str, category: str, transport: str, token: str
 ) -> dict[str, Any]:
-    """One category over one transport; the kit's JSON report."""
+    """One category over one transport (or several, comma-separated, for a category
+    that compares them); the kit's JSON report."""
     path, markers = CATEGORIES[category]
     if category == "mandatory" and transport == "jsonrpc":
         markers = f"{markers} or mandatory_jsonrpc"  # as run_tck.py adds for JSON-RPC
-    report = kit / "reports" / f"{category}-{transport}.json"
+    report = kit / "reports" / f"{category}-{transport.replace(',', '+')}.json"
     command = [
         str(python),
         "-m",
@@ -175,7 +187,7 @@ def main() -> int:
     parser.add_argument(
         "--categories", default="mandatory,capabilities,quality,features"
     )
-    parser.add_argument("--transports", default="jsonrpc,rest")
+    parser.add_argument("--transports", default="jsonrpc,rest,grpc")
     parser.add_argument("--report", type=Path, help="write the outcomes as JSON here")
     args = parser.parse_args()
     if not (KIT / "run_tck.py").exists():
@@ -198,14 +210,19 @@ def main() -> int:
                 KIT, kit, ignore=shutil.ignore_patterns(".git", "__pycache__")
             )
             for category in args.categories.split(","):
-                for transport in args.transports.split(","):
+                runs = (
+                    [("all", args.transports)]
+                    if category in TOGETHER
+                    else [(t, t) for t in args.transports.split(",")]
+                )
+                for transport, selected in runs:
                     # localhost, not 127.0.0.1: the card echoes the host the client used.
                     result = run_kit(
                         python,
                         kit,
                         f"http://localhost:{port}",
                         category,
-                        transport,
+                        selected,
                         token,
                     )
                     counts = {"passed": 0, "failed": 0, "skipped": 0}
@@ -228,9 +245,7 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait(10)
-    print(
-        "\n| category | binding | passed | failed | skipped |\n|---|---|---|---|---|"
-    )
+    print("\n| category | binding | passed | failed | skipped |\n|---|---|---|---|---|")
     for category, transport, counts in rows:
         print(
             f"| {category} | {transport} | {counts['passed']} | {counts['failed']} | {counts['skipped']} |"

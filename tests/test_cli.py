@@ -56,14 +56,14 @@ def test_generate_from_descriptor_set_and_module(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert _tree(tmp_path / "set") == _tree(tmp_path / "protoc")
     module = _cli("generate", "--from-module", "a2a.types.a2a_pb2", "-o", str(tmp_path / "mod"),
-                  "--module", "a2a_binding", "--opt", "openapi=true")
+                  "--module", "a2a_binding", "--opt", "openapi=true", "--opt", "grpc=true")
     assert module.returncode == 0, module.stderr
     assert _tree(tmp_path / "mod") == _tree(GENERATED)
 
 
 def test_generate_without_input_uses_the_embedded_default(tmp_path: Path) -> None:
     result = _cli("generate", "-o", str(tmp_path), "--module", "a2a_binding", "--opt", "openapi=true",
-                  "--print-routes")
+                  "--opt", "grpc=true", "--print-routes")
     assert result.returncode == 0, result.stderr
     assert "using the embedded default (a2a.types.a2a_pb2 from a2a-sdk)" in result.stderr
     assert _tree(tmp_path) == _tree(GENERATED)

@@ -35,7 +35,7 @@ from .domain import (
     Service,
     SourceLocation,
 )
-from .naming import WELL_KNOWN_TYPES, query_codec
+from .naming import WELL_KNOWN_TYPES, query_codec, validation_kind
 
 __all__ = [
     "Binding",
@@ -58,4 +58,5 @@ __all__ = [
     "build_files",
     "descriptor_sha256",
     "query_codec",
+    "validation_kind",
 ]

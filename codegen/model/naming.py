@@ -74,6 +74,20 @@ _MESSAGE_CODECS = {
     "google.protobuf.FieldMask": "field_mask",
     **WRAPPERS,
 }
+# What validation checks a well-known type's field for: its own JSON form (Empty is an
+# object without fields; the wrappers are the value they box).
+_WKT_VALIDATION_KINDS = {
+    "google.protobuf.Any": "any",
+    "google.protobuf.Duration": "duration",
+    "google.protobuf.Empty": "message",
+    "google.protobuf.FieldMask": "field_mask",
+    "google.protobuf.ListValue": "list_value",
+    "google.protobuf.Struct": "struct",
+    "google.protobuf.Timestamp": "timestamp",
+    "google.protobuf.Value": "value",
+    **WRAPPERS,
+}
+NULL_VALUE = "google.protobuf.NullValue"
 # Python annotations of ProtoJSON values: 64-bit integers are strings, and so are the
 # non-finite floats ("NaN", "Infinity", "-Infinity").
 SCALAR_PYTHON_TYPES = {
@@ -114,11 +128,13 @@ WKT_PYTHON_TYPES = {
 }
 # Names the generated modules import; a message or enum with such a name gets a "_".
 # Names messages.py must not define: what it imports, and the builtins its annotations use.
-# (messages.py.j2 imports Mapping, RequiredFields and Rule and defines REQUIRED and
-# missing_fields: a type of one of those names would be defined twice.)
+# (messages.py.j2 imports Mapping, FieldRule, Schema, UnknownFields and ValidationError
+# and defines SCHEMA, validate and missing_fields: a type of one of those names would
+# be defined twice.)
 RESERVED_NAMES = frozenset(
     {"Any", "Literal", "TypedDict", "annotations", "messages"}
-    | {"Mapping", "RequiredFields", "Rule", "REQUIRED", "missing_fields"}
+    | {"Mapping", "FieldRule", "Schema", "UnknownFields", "ValidationError"}
+    | {"SCHEMA", "validate", "missing_fields"}
     | set(dir(builtins))
 )
 
@@ -139,6 +155,16 @@ def query_codec(field: Field) -> str | None:
     if field.kind == "message":
         return _MESSAGE_CODECS.get(field.type_name)
     return _SCALAR_CODECS[field.kind]
+
+
+def validation_kind(kind: str, type_name: str) -> str:
+    """The ProtoJSON form request validation checks a value of this field type for
+    (the ``kind`` column of ``_validate.FieldRule``)."""
+    if kind == "message":
+        return _WKT_VALIDATION_KINDS.get(type_name, "message")
+    if kind == "enum" and type_name == NULL_VALUE:
+        return "null_value"
+    return _SCALAR_CODECS[kind]
 
 
 def proto_json_name(name: str) -> str:

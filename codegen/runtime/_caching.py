@@ -100,19 +100,21 @@ def entity_tag(body: bytes) -> str:
 
 
 def cache_headers(
-    etag: str, last_modified: datetime, *, max_age: int = 3600
+    etag: str, last_modified: datetime | None, *, max_age: int = 3600
 ) -> list[tuple[str, str]]:
-    """``Cache-Control``, ``ETag`` and ``Last-Modified`` of a served document."""
+    """``Cache-Control``, ``ETag`` and ``Last-Modified`` (left out when None) of a
+    served document."""
     import email.utils
 
     if isinstance(max_age, bool) or not isinstance(max_age, int) or max_age < 0:
         raise ValueError(f"max_age must be a non-negative int, not {max_age!r}")
-    moment = _utc_seconds(last_modified, "last_modified")
-    return [
-        ("Cache-Control", f"public, max-age={max_age}"),
-        ("ETag", etag),
-        ("Last-Modified", email.utils.format_datetime(moment, usegmt=True)),
-    ]
+    headers = [("Cache-Control", f"public, max-age={max_age}"), ("ETag", etag)]
+    if last_modified is not None:
+        moment = _utc_seconds(last_modified, "last_modified")
+        headers.append(
+            ("Last-Modified", email.utils.format_datetime(moment, usegmt=True))
+        )
+    return headers
 
 
 def _entity_tags(value: str) -> list[tuple[bool, str] | None]:
@@ -149,7 +151,9 @@ def _etagc(opaque: str) -> bool:
     return all(c == "!" or "#" <= c <= "~" or "\x80" <= c <= "\xff" for c in opaque)
 
 
-def not_modified(headers: RequestHeaders, etag: str, last_modified: datetime) -> bool:
+def not_modified(
+    headers: RequestHeaders, etag: str, last_modified: datetime | None
+) -> bool:
     """Whether a GET or HEAD for the card deserves 304 Not Modified (RFC 9110).
 
     ``If-None-Match`` (§13.1.2), when present, decides alone: ``*`` matches, or any
@@ -157,14 +161,17 @@ def not_modified(headers: RequestHeaders, etag: str, last_modified: datetime) ->
     members that are not entity-tags never match. Otherwise ``If-Modified-Since``
     (§13.1.3) gives 304 when ``last_modified``, at one-second resolution, is not later
     than its date; it is ignored when its value is not one valid HTTP-date (or the
-    field is repeated). ``etag`` is the card's ETag as sent; ``last_modified`` must
-    be aware (``ValueError`` otherwise).
+    field is repeated), and when ``last_modified`` is None (a document served without
+    one). ``etag`` is the card's ETag as sent; ``last_modified`` must be aware
+    (``ValueError`` otherwise).
     """
     tags = _entity_tags(etag)
     if len(tags) != 1 or tags[0] is None:
         raise ValueError(f"etag {etag!r} is not one entity-tag")
     own = tags[0][1]
-    moment = _utc_seconds(last_modified, "last_modified")
+    moment = (
+        None if last_modified is None else _utc_seconds(last_modified, "last_modified")
+    )
     if_none_match = field_lines(headers, "If-None-Match")
     if if_none_match:
         # An empty field line adds no member; "*" stays "*" next to one.
@@ -173,7 +180,7 @@ def not_modified(headers: RequestHeaders, etag: str, last_modified: datetime) ->
             return True
         return any(tag is not None and tag[1] == own for tag in _entity_tags(combined))
     if_modified_since = field_lines(headers, "If-Modified-Since")
-    if len(if_modified_since) != 1:
+    if moment is None or len(if_modified_since) != 1:
         return False
     since = _http_date(if_modified_since[0].strip(OWS))
     return since is not None and moment <= since

@@ -4,25 +4,29 @@ binding.
 A ``Failure`` holds both forms of one error: the HTTP+JSON answer (status and a
 ``google.rpc.Status``, §11.6) and the JSON-RPC error object (§9.5). ``failure_of``
 is the one conversion from an exception: ``A2AError``, a bad query, a handler's
-``InvalidArgument`` or ``Unauthenticated``, a body that is not JSON, a JSON-RPC
+``InvalidArgument`` or ``Unauthenticated``, a request validation refused, a body
+that is not JSON, a JSON-RPC
 envelope error, a passed deadline, or a ``Refusal`` the server made itself. Anything
 else is a failure of the handler, answered ``internal``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterable
-from typing import Any, NamedTuple, TypeVar
+import logging
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
+from ._cancellation import DeadlineExceeded, handler_cancelled
 from ._errors import A2AError
 from ._json import NotJson, encode
 from ._jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, PARSE_ERROR, JsonRpcError
 from ._query import QueryError
+from ._validate import ValidationError
 
 __all__ = [
     "BAD_REQUEST_TYPE",
-    "DeadlineExceeded",
     "Failure",
+    "Failures",
     "GENERIC_ERROR",
     "InvalidArgument",
     "Refusal",
@@ -32,11 +36,7 @@ __all__ = [
     "failure_of",
     "internal",
     "not_found",
-    "uncancel",
-    "within",
 ]
-
-T = TypeVar("T")
 
 UNAUTHENTICATED_CODE = -31001
 """JSON-RPC code of :class:`Unauthenticated`: outside JSON-RPC's reserved
@@ -86,10 +86,6 @@ class InvalidArgument(ValueError):
         super().__init__(message)
         self.message = message
         self.violations = tuple(violations)
-
-
-class DeadlineExceeded(Exception):
-    """The handler ran past the call's deadline and was cancelled."""
 
 
 class Failure(NamedTuple):
@@ -192,7 +188,7 @@ def failure_of(exc: BaseException) -> Failure | None:
         )
     if isinstance(exc, QueryError):
         return bad_request(str(exc), [(exc.field, f"{exc.reason} (got {exc.value!r})")])
-    if isinstance(exc, InvalidArgument):
+    if isinstance(exc, (InvalidArgument, ValidationError)):
         return bad_request(exc.message, exc.violations)
     if isinstance(exc, Unauthenticated):
         challenge = (("WWW-Authenticate", exc.challenge),)
@@ -218,44 +214,44 @@ def failure_of(exc: BaseException) -> Failure | None:
     return None
 
 
-async def within(call: Awaitable[T], seconds: float | None) -> T:
-    """``await call`` in the current task, cancelled with ``DeadlineExceeded`` after
-    ``seconds`` (None: no limit).
+class Failures:
+    """What a call raised, as the failure its binding answers: ``failure_of`` and,
+    for the rest, a logged ``internal`` (the exception's text only with
+    ``expose_errors``), one policy for every binding.
 
-    The call runs in the caller's task, not a task of its own, so that what it raises
-    reaches the caller whatever it is (asyncio lets a ``SystemExit`` raised in another
-    task out of the event loop). The handler's own ``TimeoutError`` stays its own, and
-    a cancellation from elsewhere stays a cancellation.
+    ``of`` re-raises what must propagate unanswered: a real cancellation, and every
+    ``BaseException`` but those in ``answered`` (the ASGI app answers ``SystemExit``
+    and ``KeyboardInterrupt``, then re-raises the latter); a ``CancelledError`` the
+    handler raised while its call was not being cancelled is its failure.
     """
-    if seconds is None:
-        return await call
-    import asyncio
 
-    task = asyncio.current_task()
-    assert task is not None, "within() runs inside a task"
-    fired = False
+    def __init__(
+        self,
+        log: logging.Logger,
+        *,
+        expose_errors: bool,
+        answered: tuple[type[BaseException], ...],
+    ) -> None:
+        self.log = log
+        self.expose_errors = expose_errors
+        self.answered = answered
 
-    def expire() -> None:
-        nonlocal fired
-        fired = True
-        task.cancel()
+    def internal(self, exc: BaseException, where: str) -> Failure:
+        """500 INTERNAL / -32603 for ``exc``, logged with its traceback."""
+        self.log.error("%s failed", where, exc_info=exc)
+        if self.expose_errors:
+            return internal(f"{type(exc).__name__}: {exc}")
+        return internal()
 
-    timer = asyncio.get_running_loop().call_later(seconds, expire)
-    try:
-        result = await call
-    except asyncio.CancelledError:
-        if fired and uncancel(task):
-            raise DeadlineExceeded(f"the call took longer than {seconds:g} s") from None
-        raise
-    finally:
-        timer.cancel()
-    if fired:
-        uncancel(task)  # the call swallowed the cancellation and answered anyway
-    return result
-
-
-def uncancel(task: Any) -> bool:
-    """Take back one cancellation request of ``task``; True when no other is left
-    (before Python 3.11 requests are not counted, so it is always True)."""
-    take_back = getattr(task, "uncancel", None)
-    return take_back is None or take_back() == 0
+    def of(self, exc: BaseException, where: str) -> Failure:
+        """The failure ``exc``, raised while serving ``where``, is answered with."""
+        if not isinstance(exc, Exception):
+            if isinstance(exc, self.answered):
+                return self.internal(exc, where)
+            if not handler_cancelled(exc):
+                raise exc
+        try:
+            failure = failure_of(exc)
+        except Exception as failed:  # a refusal that cannot be described
+            return self.internal(failed, where)
+        return failure if failure is not None else self.internal(exc, where)

@@ -105,11 +105,14 @@ class RequestHead:
     )
 
     def __init__(self, raw: Iterable[tuple[bytes, bytes]]) -> None:
-        self.raw = raw
+        # Kept as a list: ``pairs`` walks it again when a handler asks.
+        self.raw = raw if isinstance(raw, list) else list(raw)
         versions: list[str] = []
         extensions: list[str] = []
         single: list[str | None] = [None, None, None]
-        for key, value in raw:
+        for key, value in self.raw:
+            if type(key) is not bytes:  # a bytearray or memoryview: not hashable as is
+                key = bytes(key)
             slot = _WANTED.get(key)
             if slot is None:
                 lower = key.lower()
@@ -118,7 +121,7 @@ class RequestHead:
                 slot = _WANTED.get(lower)
                 if slot is None:
                     continue
-            text = value.decode("latin-1")
+            text = bytes(value).decode("latin-1")
             if slot == _VERSION:
                 versions.append(text)
             elif slot == _EXTENSIONS:

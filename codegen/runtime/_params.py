@@ -45,8 +45,8 @@ EXTENSIONS_HEADER = "A2A-Extensions"
 DEFAULT_VERSION = "0.3"
 """The version of a request that names none (§3.6: a missing version means 0.3)."""
 
-Binding = Literal["http+json", "jsonrpc"]
-"""The two HTTP bindings of A2A."""
+Binding = Literal["http+json", "jsonrpc", "grpc"]
+"""The three bindings of A2A: the two over HTTP and gRPC."""
 
 # Bounded so int() never meets a huge digit string (Python limits those).
 _VERSION = re.compile(r"([0-9]{1,9})\.([0-9]{1,9})(?:\.[0-9]{1,9})?")

@@ -12,8 +12,9 @@ Modules:
     protocol: the A2A rules the proto does not carry (versions, errors, caching, SSE).
     _*:       the algorithms those modules run, the same in every generated package.
 
-Only the standard library is imported. Vendor this folder as it is; regenerate it rather
-than editing it.
+Only the standard library is imported, except by the gRPC binding (``grpc_binding.py``
+and ``_grpc.py``, written with the option ``grpc=true``). Vendor this folder as it is;
+regenerate it rather than editing it.
 """
 
 from .query import QueryError

@@ -79,15 +79,14 @@ from ._errors import A2AError
 from ._failure import (
     UNAUTHENTICATED_CODE,
     Failure,
+    Failures,
     InvalidArgument,
     Refusal,
     Unauthenticated,
     bad_request,
-    failure_of,
-    internal,
     not_found,
-    within,
 )
+from ._cancellation import within
 from ._headers import RequestHead
 from ._json import decode, encode
 from ._jsonrpc import (
@@ -121,6 +120,8 @@ from ._request import (
     read_body,
 )
 from ._responses import refuse_websocket, send_bytes, send_empty, send_events
+from ._responses import send_stream_head
+from ._validate import Schema, UnknownFields, ValidationError
 
 __all__ = [
     "A2AApplication",
@@ -181,20 +182,6 @@ class JsonRpcTable(Protocol):
         """Check one envelope."""
 
 
-def _handler_cancelled(exc: BaseException) -> bool:
-    """Whether ``exc`` is a ``CancelledError`` a handler raised while this request was
-    not being cancelled (it awaited a task cancelled elsewhere): a handler failure
-    like any other. A real cancellation (the server's, a task group's) propagates;
-    before Python 3.11 the two cannot be told apart, so both propagate."""
-    import asyncio  # loaded already when a CancelledError exists
-
-    if not isinstance(exc, asyncio.CancelledError):
-        return False
-    task = asyncio.current_task()
-    cancelling = getattr(task, "cancelling", None)
-    return cancelling is not None and cancelling() == 0
-
-
 def _prefix(value: str | None, what: str) -> str | None:
     """``None``, ``""`` for the root, or ``/a/b`` without a trailing slash."""
     if value is None:
@@ -248,6 +235,10 @@ class A2AApplication:
         openapi_path: str = "/openapi.json",
         link_openapi_in_card: bool = False,
         call_timeout: float | None = None,
+        schema: Schema | None = None,
+        message_types: Mapping[str, tuple[str, str]] | None = None,
+        unknown_fields: UnknownFields = "drop",
+        check_responses: bool = False,
     ) -> None:
         missing = sorted(
             name for name in methods.values() if not hasattr(handler, name)
@@ -256,6 +247,11 @@ class A2AApplication:
             raise TypeError(f"the handler lacks the methods {', '.join(missing)}")
         self.handler = handler
         self._methods = {rpc: getattr(handler, name) for rpc, name in methods.items()}
+        if not callable(getattr(routes, "request", None)):
+            raise TypeError(
+                "routes must be a route table (the generated routes.TABLE), not "
+                f"{type(routes).__name__}"
+            )
         self.routes = routes
         self.jsonrpc = jsonrpc
         self.tenant_field = tenant_field
@@ -277,8 +273,25 @@ class A2AApplication:
                 f"call_timeout must be a positive number of seconds, not {call_timeout!r}"
             )
         self.call_timeout = call_timeout
+        self.schema = schema
+        self._types = dict(message_types or {})
+        if schema is not None:
+            untyped = sorted(set(self._methods) - set(self._types))
+            if untyped:
+                raise TypeError(f"no message types for {', '.join(untyped)}")
+        if unknown_fields not in ("drop", "reject"):
+            raise ValueError(
+                f"unknown_fields must be 'drop' or 'reject', not {unknown_fields!r}"
+            )
+        self.unknown_fields: UnknownFields = unknown_fields
+        if check_responses and schema is None:
+            raise ValueError("check_responses needs the schema to check them with")
+        self.check_responses = check_responses
         self.check_request = check_request
         self.expose_errors = expose_errors
+        self.failures = Failures(
+            log, expose_errors=expose_errors, answered=(SystemExit, KeyboardInterrupt)
+        )
         self._card_path = agent_card_path
         self._openapi_path = (
             (_prefix(openapi_path, "openapi_path") or "/")
@@ -382,7 +395,7 @@ class A2AApplication:
                 document = self.documents.card(where)
         except Exception as exc:  # the card callable failed, or gave no JSON object
             await self._send_failure(
-                send, self._internal(exc, f"GET {path}"), head=head
+                send, self.failures.internal(exc, f"GET {path}"), head=head
             )
             return
         if not_modified(
@@ -396,64 +409,54 @@ class A2AApplication:
 
     # ------------------------------------------------------------------- failures
 
-    def _internal(self, exc: BaseException, where: str) -> Failure:
-        log.error("%s failed", where, exc_info=exc)
-        if self.expose_errors:
-            return internal(f"{type(exc).__name__}: {exc}")
-        return internal()
-
-    def _failure(self, exc: BaseException, where: str) -> Failure:
-        """The one conversion of an exception raised while serving ``where``.
-
-        Re-raises what must propagate unanswered: a real cancellation and any other
-        ``BaseException`` but ``SystemExit`` and ``KeyboardInterrupt``, which are
-        answered as handler failures (the caller re-raises ``KeyboardInterrupt``
-        once it is answered)."""
-        if not isinstance(exc, Exception):
-            if isinstance(exc, (SystemExit, KeyboardInterrupt)):
-                return self._internal(exc, where)
-            if not _handler_cancelled(exc):
-                raise exc
-        try:
-            failure = failure_of(exc)
-        except Exception as failed:  # a refusal that cannot be described
-            return self._internal(failed, where)
-        return failure if failure is not None else self._internal(exc, where)
-
     def _http_error(self, exc: BaseException, where: str) -> tuple[Failure, bytes]:
         """The failure and the HTTP+JSON body of ``exc`` (see ``_failure``)."""
-        failure = self._failure(exc, where)
+        failure = self.failures.of(exc, where)
         try:
             return failure, failure.http_body()
         except Exception as failed:  # details JSON cannot carry
-            failure = self._internal(failed, where)
+            failure = self.failures.internal(failed, where)
             return failure, failure.http_body()
 
     def _jsonrpc_error(
         self, exc: BaseException, request_id: RequestId, where: str
     ) -> tuple[Failure, bytes]:
         """The failure and the JSON-RPC failure envelope of ``exc``."""
-        failure = self._failure(exc, where)
+        failure = self.failures.of(exc, where)
         if isinstance(exc, JsonRpcError) and exc.id is not None:
             request_id = exc.id
         try:
             return failure, response_bytes(request_id, "error", failure.jsonrpc_error())
         except Exception as failed:  # data JSON cannot carry
-            failure = self._internal(failed, where)
+            failure = self.failures.internal(failed, where)
             return failure, response_bytes(request_id, "error", failure.jsonrpc_error())
+
+    async def _send_http_error(
+        self, send: Send, exc: BaseException, where: str, *, head: bool = False
+    ) -> None:
+        """The HTTP+JSON answer of ``exc``: every HTTP+JSON error goes out here."""
+        failure, body = self._http_error(exc, where)
+        await self._send_failure(send, failure, body, head=head)
 
     @staticmethod
     async def _send_failure(
-        send: Send, failure: Failure, *, head: bool = False
+        send: Send, failure: Failure, body: bytes | None = None, *, head: bool = False
     ) -> None:
         await send_bytes(
             send,
             failure.http_status,
-            failure.http_body(),
+            failure.http_body() if body is None else body,
             HTTP_JSON_CONTENT_TYPE,
             failure.headers,
             head=head,
         )
+
+    async def _send_jsonrpc_error(
+        self, send: Send, exc: BaseException, request_id: RequestId, where: str
+    ) -> None:
+        """The JSON-RPC answer of ``exc`` (HTTP 200, the failure envelope)."""
+        failure, body = self._jsonrpc_error(exc, request_id, where)
+        await send_bytes(send, 200, body, JSONRPC_CONTENT_TYPE, failure.headers)
 
     # ---------------------------------------------------------------------- calls
 
@@ -489,6 +492,26 @@ class A2AApplication:
                 bad_request(f"{rpc}: invalid request: {described}", violations)
             )
 
+    def _valid(self, rpc: str, request: dict[str, Any]) -> dict[str, Any]:
+        """The request in canonical form, or ``ValidationError`` (400 / -32602)."""
+        if self.schema is None:
+            return request
+        return self.schema.validate(
+            self._types[rpc][0], request, unknown_fields=self.unknown_fields
+        )
+
+    def _answer(self, rpc: str, answer: dict[str, Any]) -> dict[str, Any]:
+        """A handler's answer, checked when ``check_responses`` is on: one that is
+        not its response message is the handler's bug, a 500 with the description
+        logged."""
+        if self.check_responses:
+            assert self.schema is not None
+            try:
+                self.schema.validate(self._types[rpc][1], answer, answer=True)
+            except ValidationError as exc:
+                raise InvalidResponse(f"{rpc} answered {exc.message}") from None
+        return answer
+
     @staticmethod
     def _content_type(head: RequestHead, accepted: frozenset[str]) -> None:
         if head.content_type is None:
@@ -509,8 +532,8 @@ class A2AApplication:
             call if self.call_timeout is None else within(call, self.call_timeout)
         )
         if result is None:
-            return {}  # google.protobuf.Empty
-        return _as_dict(result, rpc, "returned")
+            return self._answer(rpc, {})  # google.protobuf.Empty
+        return self._answer(rpc, _as_dict(result, rpc, "returned"))
 
     async def _events(
         self, rpc: str, request: dict[str, Any], context: CallContext
@@ -545,7 +568,8 @@ class A2AApplication:
             if body:
                 self._content_type(request_head, HTTP_JSON_ACCEPTED)
             params = self._params(request_head, scope)
-            payload = decode(body) if body else None
+            checked = self.schema is not None
+            payload = decode(body, mark_duplicates=checked) if body else None
             try:
                 request = self.routes.request(
                     found,
@@ -557,38 +581,35 @@ class A2AApplication:
                 raise
             except ValueError as exc:  # a body the route does not take
                 raise InvalidArgument(str(exc), [("", str(exc))]) from None
+            request = self._valid(rpc, request)
             context = self._context("http+json", params, request, scope, request_head)
             self._check(rpc, request)
-            if route.server_streaming:
-                events = await self._events(rpc, request, context)
-                await send_events(
-                    receive,
-                    send,
-                    events,
-                    lambda event: encode(_as_dict(event, rpc, "yielded")),
-                    lambda exc: self._http_error(exc, rpc)[1],
-                    first_within=self.call_timeout,
-                    head=head,
-                )
-                return
-            result = await self._call(rpc, request, context)
-            if route.response_body:
-                result = result.get(route.response_body) or {}
-            answer = encode(result)
+            if not route.server_streaming:
+                result = await self._call(rpc, request, context)
+                if route.response_body:
+                    result = result.get(route.response_body) or {}
+                answer = encode(result)
         except BaseException as exc:
-            failure, error = self._http_error(exc, rpc)
-            await send_bytes(
-                send,
-                failure.http_status,
-                error,
-                HTTP_JSON_CONTENT_TYPE,
-                failure.headers,
-                head=head,
-            )
+            await self._send_http_error(send, exc, rpc, head=head)
             if isinstance(exc, KeyboardInterrupt):
                 raise
             return
-        await send_bytes(send, 200, answer, HTTP_JSON_CONTENT_TYPE, head=head)
+        if not route.server_streaming:
+            await send_bytes(send, 200, answer, HTTP_JSON_CONTENT_TYPE, head=head)
+            return
+        if head:  # a stream's headers: the handler is not started for them
+            await send_stream_head(send)
+            return
+        await send_events(
+            receive,
+            send,
+            lambda: self._events(rpc, request, context),
+            lambda event: encode(self._answer(rpc, _as_dict(event, rpc, "yielded"))),
+            lambda exc: self._http_error(exc, rpc)[1],
+            lambda exc: self._send_http_error(send, exc, rpc),
+            first_within=self.call_timeout,
+            log=log,
+        )
 
     # --------------------------------------------------------------------- JSON-RPC
 
@@ -603,56 +624,57 @@ class A2AApplication:
         except Disconnected:
             return
         request_id: RequestId = None
-        notification = False
+        notification = streaming = False
         where = "JSON-RPC"
-        headers: Sequence[tuple[str, str]] = ()
-        interrupted: BaseException | None = None
         try:
             if body is None:
                 raise Refusal(self._too_large)
             if body:
                 self._content_type(request_head, JSONRPC_ACCEPTED)
-            envelope = decode_envelope(body)
+            envelope = decode_envelope(body, mark_duplicates=self.schema is not None)
             notification = _is_notification(envelope)
             parsed = self.jsonrpc.parse_request(envelope, tenant=tenant or None)
             request_id = parsed.id
             where = method = parsed.method
             params = self._params(request_head, scope)
-            context = self._context(
-                "jsonrpc", params, parsed.params, scope, request_head
-            )
-            self._check(method, parsed.params)
-            if parsed.streaming:
-                if notification:
-                    raise _Quiet
-                events = await self._events(method, parsed.params, context)
-                answered = request_id
-                await send_events(
-                    receive,
-                    send,
-                    events,
-                    lambda event: response_bytes(
-                        answered, "result", _as_dict(event, method, "yielded")
-                    ),
-                    lambda exc: self._jsonrpc_error(exc, answered, method)[1],
-                    first_within=self.call_timeout,
-                )
-                return
-            result = await self._call(method, parsed.params, context)
-            answer = response_bytes(request_id, "result", result)
-        except _Quiet:
-            answer = b""
+            request = self._valid(method, parsed.params)
+            context = self._context("jsonrpc", params, request, scope, request_head)
+            self._check(method, request)
+            streaming = parsed.streaming
+            if not streaming and not notification:
+                result = await self._call(method, request, context)
+                answer = response_bytes(request_id, "result", result)
+            elif not streaming:
+                await self._call(method, request, context)
         except BaseException as exc:
-            failure, answer = self._jsonrpc_error(exc, request_id, where)
-            headers = failure.headers
+            if notification:  # JSON-RPC 2.0 forbids answering one, errors included
+                self.failures.of(exc, where)  # logged; re-raised if it must propagate
+                await send_empty(send, 204)
+            else:
+                await self._send_jsonrpc_error(send, exc, request_id, where)
             if isinstance(exc, KeyboardInterrupt):
-                interrupted = exc
-        if notification:
+                raise
+            return
+        if notification:  # run (a streaming method is not started for one)
             await send_empty(send, 204)
-        else:
-            await send_bytes(send, 200, answer, JSONRPC_CONTENT_TYPE, headers)
-        if interrupted is not None:
-            raise interrupted
+            return
+        if not streaming:
+            await send_bytes(send, 200, answer, JSONRPC_CONTENT_TYPE)
+            return
+        await send_events(
+            receive,
+            send,
+            lambda: self._events(method, request, context),
+            lambda event: response_bytes(
+                request_id,
+                "result",
+                self._answer(method, _as_dict(event, method, "yielded")),
+            ),
+            lambda exc: self._jsonrpc_error(exc, request_id, method)[1],
+            lambda exc: self._send_jsonrpc_error(send, exc, request_id, method),
+            first_within=self.call_timeout,
+            log=log,
+        )
 
 
 def _is_notification(envelope: object) -> bool:
@@ -667,5 +689,5 @@ def _is_notification(envelope: object) -> bool:
     )
 
 
-class _Quiet(Exception):
-    """A notification that is not run: nothing to answer."""
+class InvalidResponse(Exception):
+    """A handler's answer that is not its response message (``check_responses``)."""

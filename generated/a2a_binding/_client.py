@@ -33,6 +33,7 @@ from ._headers import RequestHeaders
 from ._json import encode
 from ._media import media_type
 from ._params import Binding
+from ._validate import Schema
 from ._sse import SSE_CONTENT_TYPE, SseEvent, SseTooLarge, aparse_sse, parse_sse
 
 __all__ = [
@@ -87,7 +88,7 @@ def _json(rpc: str, payload: Any) -> bytes:
     NaN or infinity, which ProtoJSON writes as a string)."""
     try:
         return encode(payload)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: a cycle
         raise ValueError(f"{rpc}: the request is not JSON: {exc}") from None
 
 
@@ -116,10 +117,13 @@ class ClientBinding:
         jsonrpc_request: Callable[..., tuple[str, dict[str, Any]]],
         headers: Callable[..., list[tuple[str, str]]],
         methods: Mapping[str, Method],
+        schema: Schema | None = None,
     ) -> None:
         self._build = build
         self._jsonrpc_request = jsonrpc_request
         self._headers = headers
+        self._schema = schema
+        self._methods = methods
         self.streaming = frozenset(n for n, m in methods.items() if m.server_streaming)
         self.response_bodies = {
             name: method.routes[0].response_body
@@ -138,8 +142,14 @@ class ClientBinding:
         id: RequestId = None,
         extensions: Sequence[str] = (),
         tenant_in_path: bool = False,
+        validate: bool = False,
     ) -> PreparedRequest:
         """The request for ``rpc`` (see the generated ``client.prepare``)."""
+        if validate:
+            method = self._methods.get(rpc)
+            if self._schema is None or method is None:
+                raise ValueError(f"{rpc}: no schema to validate the request with")
+            request = self._schema.validate(method.request_type, request)
         base = base_url.rstrip("/")
         accept = [("Accept", SSE_CONTENT_TYPE)] if rpc in self.streaming else []
         if binding == "http+json":

@@ -8,17 +8,20 @@
 A document that is the same for every request (a card given as an object, an OpenAPI
 document naming its ``servers``) is rendered once. One that names the URLs a client
 reached (a card callable, ``link_openapi_in_card``, an OpenAPI document without
-``servers``) is rendered per request, and its ``Last-Modified`` follows its bytes as
-the ``ETag`` does: each distinct rendering keeps the time it was first served, and a
-new one gets a later second than any before it, so ``If-Modified-Since`` never hides a
-change.
+``servers``) is rendered per request, for the base URL the client reached, and its
+``Last-Modified`` follows its bytes as the ``ETag`` does: per base URL (the most recent
+256), the first rendering has the configured time, and a rendering that differs from
+the last one for that URL has the second it was first served. When that second is not
+later than the one before (two changes within a second), ``Last-Modified`` is left
+out and the ``ETag`` alone validates, so ``If-Modified-Since`` never hides a change
+and no date lies ahead of the clock.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any, NamedTuple, Union
 
 from ._caching import cache_headers, entity_tag
@@ -30,7 +33,7 @@ AgentCardSource = Union[Mapping[str, Any], Callable[[str], Mapping[str, Any]]]
 """The agent card as a ProtoJSON object, or a callable from a request's base URL to
 it."""
 
-_SEEN_LIMIT = 256  # distinct renderings remembered (one per host a client used, say)
+_URLS_REMEMBERED = 256  # base URLs whose last rendering is kept (one per host, say)
 
 
 class Document(NamedTuple):
@@ -40,7 +43,7 @@ class Document(NamedTuple):
     body: bytes
     headers: list[tuple[str, str]]
     etag: str
-    last_modified: datetime
+    last_modified: datetime | None
 
 
 class Documents:
@@ -65,8 +68,8 @@ class Documents:
     ) -> None:
         self._created = last_modified or datetime.now(timezone.utc)
         self._max_age = max_age
-        self._seen: dict[str, datetime] = {}
-        self._latest: datetime | None = None
+        # Per base URL, most recent last: the last rendering's ETag and time.
+        self._renderings: dict[str, tuple[str, datetime | None]] = {}
         self._card_source = card
         self._link_openapi = link_openapi
         self._openapi_path = openapi_path
@@ -96,25 +99,26 @@ class Documents:
     def _fixed(self, body: bytes) -> Document:
         return self._document(body, entity_tag(body), self._created)
 
-    def _document(self, body: bytes, etag: str, modified: datetime) -> Document:
+    def _document(self, body: bytes, etag: str, modified: datetime | None) -> Document:
         headers = cache_headers(etag, modified, max_age=self._max_age)
         return Document(body, headers, etag, modified)
 
-    def _rendered(self, body: bytes) -> Document:
-        """A per-request rendering, with the time its bytes were first served."""
+    def _rendered(self, url: str, body: bytes) -> Document:
+        """A rendering for base URL ``url``, with its modification time."""
         etag = entity_tag(body)
-        modified = self._seen.get(etag)
-        if modified is None:
-            if self._latest is None:
-                modified = self._created
-            else:  # a later second than any rendering before, at HTTP's resolution
-                now = datetime.now(timezone.utc).replace(microsecond=0)
-                modified = max(now, self._latest + timedelta(seconds=1))
-            if len(self._seen) >= _SEEN_LIMIT:
-                del self._seen[next(iter(self._seen))]
-            self._seen[etag] = modified
-            if self._latest is None or modified > self._latest:
-                self._latest = modified.replace(microsecond=0)
+        last = self._renderings.pop(url, None)  # put back below: most recent last
+        modified: datetime | None
+        if last is None:
+            modified = self._created
+        elif last[0] == etag:
+            modified = last[1]
+        else:
+            modified = datetime.now(timezone.utc).replace(microsecond=0)
+            if last[1] is not None and modified <= last[1].replace(microsecond=0):
+                modified = None  # not later than the last change: the ETag decides
+        if len(self._renderings) >= _URLS_REMEMBERED:
+            del self._renderings[next(iter(self._renderings))]
+        self._renderings[url] = (etag, modified)
         return self._document(body, etag, modified)
 
     def card(self, base: Callable[[], str]) -> Document:
@@ -126,17 +130,18 @@ class Documents:
         card = dict(source(url) if callable(source) else source)
         if self._link_openapi:
             card["documentationUrl"] = url + (self._openapi_path or "")
-        return self._rendered(encode(card))
+        return self._rendered(url, encode(card))
 
     def openapi(self, base: Callable[[], str]) -> Document:
         """The OpenAPI document; ``base`` gives the request's base URL."""
         if self._fixed_openapi is not None:
             return self._fixed_openapi
-        server = {"url": base() + (self._prefix or "")}
+        url = base()
+        server = {"url": url + (self._prefix or "")}
         document: dict[str, Any] = {}
         for key, value in self._openapi.items():
             document[key] = value
             if key == "info":  # where OpenAPI documents usually put it
                 document["servers"] = [server]
         document.setdefault("servers", [server])
-        return self._rendered(encode(document))
+        return self._rendered(url, encode(document))

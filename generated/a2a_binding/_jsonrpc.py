@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 from urllib.parse import quote
 
-from ._json import ExactNumber, NotJson, decode, encode
+from ._json import DuplicateKeys, ExactNumber, NotJson, decode, encode
 from ._paths import Route, decode_segment, well_formed
 from ._sse import sse_frame
 
@@ -110,10 +110,15 @@ def decode_json(payload: bytes | str) -> Any:
         raise JsonRpcError(PARSE_ERROR, f"Parse error: {exc}") from None
 
 
-def decode_envelope(payload: bytes | str) -> Any:
+def decode_envelope(payload: bytes | str, *, mark_duplicates: bool = False) -> Any:
     """``decode_json``, with a fractional ``id`` kept as sent (an ``ExactNumber``),
-    so that the answer echoes it exactly: ``9007199254740993.0`` is no double."""
-    envelope = decode_json(payload)
+    so that the answer echoes it exactly: ``9007199254740993.0`` is no double. With
+    ``mark_duplicates`` an object naming a key twice is a ``DuplicateKeys``: the
+    envelope is then refused, and validation refuses such params."""
+    try:
+        envelope = decode(payload, mark_duplicates=mark_duplicates)
+    except NotJson as exc:
+        raise JsonRpcError(PARSE_ERROR, f"Parse error: {exc}") from None
     if isinstance(envelope, dict) and type(envelope.get("id")) is float:
         envelope["id"] = decode(payload, exact=True)["id"]  # the rare path: parse again
     return envelope
@@ -161,6 +166,13 @@ class JsonRpcBinding:
                 "Invalid Request: id must be a string, an integer or null",
             )
         # From here on the id could be read, so every error answers it (JSON-RPC 2.0 §5).
+        if isinstance(envelope, DuplicateKeys):
+            named = ", ".join(repr(key) for key in envelope.duplicates)
+            raise JsonRpcError(
+                INVALID_REQUEST,
+                f"Invalid Request: {named} given twice in the request object",
+                id=request_id,
+            )
         if envelope.get("jsonrpc") != "2.0":
             raise JsonRpcError(
                 INVALID_REQUEST,
@@ -192,7 +204,7 @@ class JsonRpcBinding:
                 f"Invalid params: {method} takes an object, not an array",
                 id=request_id,
             )
-        params = dict(params)
+        params = params.copy() if isinstance(params, dict) else dict(params)
         if tenant and self.tenant_field:
             given = params.get(self.tenant_field)
             if given and given != tenant:

@@ -292,7 +292,13 @@ class RouteTable:
         self.custom_verbs = frozenset(p.custom_verb for p in patterns if p.custom_verb)
         self._headers = headers
         self._root = _Node()
-        for route, pattern in zip(routes, patterns):
+        targets = [
+            _Target(
+                route, p.captures, any(c.codec or "." in c.field for c in p.captures)
+            )
+            for route, p in zip(routes, patterns)
+        ]
+        for target, pattern in zip(targets, patterns):
             node = self._root
             for segment in pattern.segments:
                 if segment == "*":
@@ -303,18 +309,16 @@ class RouteTable:
                     node = node.deep
                 else:
                     node = node.literals.setdefault(segment, _Node())
-            merge = any(c.codec or "." in c.field for c in pattern.captures)
-            target = _Target(route, pattern.captures, merge)
-            node.targets.setdefault((pattern.custom_verb, route.verb), target)
+            node.targets.setdefault((pattern.custom_verb, target.route.verb), target)
         self._client = {
             rpc: tuple((self.routes[c.route], c) for c in choices)
             for rpc, choices in client_routes.items()
         }
-        self._flat = self._flat_index(routes, patterns)
+        self._flat = self._flat_index(targets, patterns)
 
     @staticmethod
     def _flat_index(
-        routes: Sequence[Route], patterns: Sequence[Pattern]
+        targets: Sequence[_Target], patterns: Sequence[Pattern]
     ) -> dict[tuple[int, str, str], tuple[_Candidate, ...]] | None:
         """Without ``**`` a path's segment count is its routes' length: per (length,
         custom verb, verb), the candidates in the order the walk would reach them (a
@@ -324,14 +328,13 @@ class RouteTable:
         if any("**" in pattern.segments for pattern in patterns):
             return None
         found: dict[tuple[int, str, str], dict[tuple[str, ...], _Candidate]] = {}
-        for route, pattern in zip(routes, patterns):
+        for target, pattern in zip(targets, patterns):
             segments = pattern.segments
-            key = (len(segments), pattern.custom_verb, route.verb)
-            merge = any(c.codec or "." in c.field for c in pattern.captures)
+            key = (len(segments), pattern.custom_verb, target.route.verb)
             candidate = _Candidate(
                 tuple((i, s) for i, s in enumerate(segments) if s != "*"),
                 tuple(i for i, s in enumerate(segments) if s == "*"),
-                _Target(route, pattern.captures, merge),
+                target,
             )
             found.setdefault(key, {}).setdefault(segments, candidate)  # first wins
         return {
@@ -420,17 +423,10 @@ class RouteTable:
         return None
 
     def _match(self, verb: str, raw_path: str) -> tuple[_Target, list[str]] | None:
-        # split_path, inlined: this runs on every request.
-        if raw_path[:1] != "/" or raw_path.count("/") > self.max_segments:
+        split = split_path(raw_path, self.custom_verbs, self.max_segments)
+        if split is None:
             return None
-        if "%" in raw_path and not well_formed(raw_path):
-            return None
-        segments = raw_path[1:].split("/") if raw_path != "/" else []
-        custom_verb = ""
-        if self.custom_verbs and segments and ":" in segments[-1]:
-            head, _, custom = segments[-1].rpartition(":")
-            if custom in self.custom_verbs:
-                segments[-1], custom_verb = head, custom
+        segments, custom_verb = split
         flat = self._flat
         if flat is None:
             target = self._walk(segments, (custom_verb, verb), None)
@@ -552,7 +548,7 @@ class RouteTable:
                 self.query.reject_fields(
                     route.rpc, query, unknown=unknown, max_pairs=limit
                 )
-            request = dict(body) if body is not None else {}
+            request = _copy(body) if body is not None else {}
         else:
             request = (
                 dict(
@@ -564,7 +560,7 @@ class RouteTable:
                 else {}
             )
             if route.body is not None:
-                request[route.body] = dict(body) if body is not None else {}
+                request[route.body] = _copy(body) if body is not None else {}
             elif body:
                 raise ValueError(f"{route.verb} {route.template} takes no body")
         if not request and not target.merge:
@@ -662,6 +658,12 @@ class RouteTable:
         raise ValueError(
             f"{rpc}: the path {path!r} does not route back to {route.template}{where}"
         )
+
+
+def _copy(body: Any) -> dict[str, Any]:
+    """A body's own copy: a decoded object's ``copy`` keeps what the decoder marked on
+    it (keys given twice, for validation to refuse)."""
+    return body.copy() if isinstance(body, dict) else dict(body)
 
 
 def _raw_capture(capture: Capture, segments: list[str]) -> str:

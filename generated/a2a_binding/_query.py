@@ -518,13 +518,7 @@ class QueryCodecs:
                     items.append(self._parse(param, field, text))
                 continue
             text = form_text(field, value) if raw else value
-            codec = param.codec
-            if codec == "string":
-                decoded: Any = text
-            elif codec == "enum":
-                decoded = self.parse_value(codec, field, text, param.enum)
-            else:
-                decoded = PARSERS[codec](field, text)
+            decoded = self._parse(param, field, text)
             if target.setdefault(key, decoded) != decoded:
                 raise QueryError(
                     field,
@@ -546,9 +540,12 @@ class QueryCodecs:
         return result
 
     def _parse(self, param: Param, field: str, text: str) -> Any:
-        if param.codec == "string":
+        codec = param.codec
+        if codec == "string":
             return text
-        return self.parse_value(param.codec, field, text, param.enum)
+        if codec == "enum":
+            return self.parse_value(codec, field, text, param.enum)
+        return PARSERS[codec](field, text)
 
     def encode(self, rpc: str, request: Mapping[str, Any]) -> list[tuple[str, str]]:
         """The query pairs for ``request`` (decoded text, json names, field order,

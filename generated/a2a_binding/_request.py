@@ -136,11 +136,12 @@ class CallContext:
     """What a handler learns about one call besides its request.
 
     ``tenant`` is the request's tenant (``""`` when none), ``binding`` the binding it
-    came over (``"http+json"`` or ``"jsonrpc"``), ``params`` its A2A service parameters
+    came over (``"http+json"``, ``"jsonrpc"`` or ``"grpc"``), ``params`` its A2A service
+    parameters
     and ``headers`` every request header as ``(lower-case name, value)`` pairs, values
     read as ISO-8859-1. ``base_url`` is where the client reached the application
     (scheme, host, port and mount prefix, see :func:`base_url`), for answers that name
-    URLs, such as an extended agent card. Read-only; ``headers`` and ``base_url`` are
+    URLs, such as an extended agent card (``""`` over gRPC). Read-only; ``headers`` and ``base_url`` are
     worked out when first read.
     """
 
@@ -214,6 +215,17 @@ class CallContext:
         """The first value of header ``name`` (any case), None when absent."""
         wanted = name.lower()
         return next((value for key, value in self.headers if key == wanted), None)
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.tenant, self.binding, self.params, self.headers, self.base_url)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CallContext):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
 
     def __repr__(self) -> str:
         return (

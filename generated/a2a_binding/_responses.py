@@ -8,20 +8,28 @@ place that kind is sent.
 ``send_bytes`` is a whole body with its Content-Type and Content-Length (``head=True``
 sends the same headers without the body, as HEAD asks); ``send_empty`` a status with
 headers and no body (204, 304); ``send_events`` a ``text/event-stream`` fed by a
-handler's async iterator, watching for the client's disconnect from the start;
-``refuse_websocket`` turns a websocket away before it is accepted.
+handler's async iterator, watching for the client's disconnect from the start, and
+``send_stream_head`` its headers alone; ``refuse_websocket`` turns a websocket away
+before it is accepted.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
-from ._failure import uncancel, within
+from ._cancellation import handler_cancelled, uncancel, within
 from ._request import Receive, Send
 from ._sse import SSE_CONTENT_TYPE, sse_frame
 
-__all__ = ["refuse_websocket", "send_bytes", "send_empty", "send_events"]
+__all__ = [
+    "refuse_websocket",
+    "send_bytes",
+    "send_empty",
+    "send_events",
+    "send_stream_head",
+]
 
 _END = object()
 _SSE_HEADERS = [
@@ -61,6 +69,12 @@ async def send_empty(
     await send({"type": "http.response.body", "body": b""})
 
 
+async def send_stream_head(send: Send) -> None:
+    """The status and headers of a stream, without a stream (HEAD)."""
+    await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+    await send({"type": "http.response.body", "body": b""})
+
+
 async def refuse_websocket(receive: Receive, send: Send) -> None:
     """Close a websocket before accepting it (servers answer the handshake 403)."""
     message = await receive()
@@ -71,96 +85,143 @@ async def refuse_websocket(receive: Receive, send: Send) -> None:
 async def send_events(
     receive: Receive,
     send: Send,
-    events: AsyncIterator[Any],
+    start: Callable[[], Awaitable[AsyncIterator[Any]]],
     render: Callable[[Any], bytes],
     render_error: Callable[[BaseException], bytes],
+    answer: Callable[[BaseException], Awaitable[None]],
     *,
     first_within: float | None = None,
     head: bool = False,
+    log: logging.Logger,
 ) -> None:
-    """The events as ``text/event-stream``, numbered from 0.
+    """A stream, answered whatever happens: ``start()`` gives the handler's events,
+    sent as ``text/event-stream`` numbered from 0.
 
     ``render`` turns one event into its JSON bytes (raising for an event JSON cannot
-    carry); ``render_error`` an exception into the JSON bytes of the last event
-    (re-raising what must not be answered, such as a real cancellation). The 200 goes
-    out with the first event, so an error before it, or ``first_within`` seconds
-    passing without it (``DeadlineExceeded``), propagates to the caller, whose answer
-    is an ordinary error. An error after it is the last event, and the stream ends;
-    a ``KeyboardInterrupt`` propagates once its event is sent. With ``head`` the
-    stream stops after the headers.
+    carry), ``render_error`` an error after the 200 into the JSON of the last event,
+    and ``answer`` sends the ordinary error answer for an error before it. The 200
+    goes out with the first event, so an error while starting or before the first
+    event, or ``first_within`` seconds passing without it (``DeadlineExceeded``), is
+    ``answer``ed; an error after it is the last event, and the stream ends. Once the
+    200 is out this is the only sender: a failed send or a failing ``aclose`` is
+    logged, not raised. A ``KeyboardInterrupt`` propagates once it is answered; a real
+    cancellation propagates unanswered. With ``head`` the stream stops after the
+    headers.
 
     The client's disconnect is watched from the start, by a task that only reads
-    ``receive``: when the client leaves while the handler is producing an event
-    (before the first one too) the wait is cancelled, and the stream stops quietly.
-    The events are produced in the caller's task, so whatever the handler raises
-    reaches the caller. The iterator is closed at the end in every case.
+    ``receive``: when the client leaves while the handler is starting or producing an
+    event, the wait is cancelled and the stream stops quietly. The events are
+    produced in the caller's task, so whatever the handler raises reaches the
+    caller's error policy. The iterator is closed at the end in every case.
     """
     import asyncio  # here: a third of the package's import time, for streams only
 
     current = asyncio.current_task()
-    gone = waiting = False
+    gone = waiting = cut = False  # cut: the watcher cancelled the current task
+    opened: list[AsyncIterator[Any]] = []
 
     async def watch() -> None:
-        nonlocal gone
+        nonlocal gone, cut
         while (await receive())["type"] != "http.disconnect":
             pass
         gone = True
         if waiting and current is not None:
+            cut = True
             current.cancel()  # the handler is producing an event nobody will read
+
+    async def begin() -> Any:
+        events = await start()
+        opened.append(events)
+        try:
+            return await anext(events)
+        except StopAsyncIteration:
+            return _END
+
+    def taken_back() -> bool:
+        """Whether a cancellation is the watcher's, now taken back."""
+        nonlocal cut
+        if not cut:
+            return False
+        cut = False
+        return uncancel(current)
 
     watcher = asyncio.ensure_future(watch())
     try:
         waiting = True
         try:
-            first: Any = await within(anext(events), first_within)
-        except StopAsyncIteration:
-            first = _END
+            first = await within(begin(), first_within)
+        except asyncio.CancelledError:
+            if taken_back():
+                return  # the client left
+            raise
+        except BaseException as exc:
+            if not gone:
+                await answer(exc)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            return
         finally:
             waiting = False
         if gone:
             return
-        start = {"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS}
-        await send(start)
-        number, event = 0, first
-        while event is not _END and not head and not gone:
-            failed: BaseException | None = None
-            try:
-                data = render(event)
-            except Exception as exc:  # an event JSON cannot carry ends the stream
-                failed, data = exc, render_error(exc)
-            body = sse_frame(data, event_id=number)
-            await send({"type": "http.response.body", "body": body, "more_body": True})
-            number += 1
-            if failed is not None or gone:
-                break
-            waiting = True
-            try:
-                event = await anext(events)
-            except StopAsyncIteration:
-                break
-            except BaseException as exc:
-                if gone:
-                    raise
-                body = sse_frame(render_error(exc), event_id=number)
+        events = opened[0]
+        try:
+            start_message = {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": _SSE_HEADERS,
+            }
+            await send(start_message)
+            number, event = 0, first
+            while event is not _END and not head and not gone:
+                last: BaseException | None = None
+                try:
+                    data = render(event)
+                except Exception as exc:  # an event JSON cannot carry ends the stream
+                    last, data = exc, render_error(exc)
+                body = sse_frame(data, event_id=number)
                 await send(
                     {"type": "http.response.body", "body": body, "more_body": True}
                 )
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                break
-            finally:
-                waiting = False
-        if not gone:
-            await send({"type": "http.response.body", "body": b""})
+                number += 1
+                if last is not None or gone:
+                    break
+                waiting = True
+                try:
+                    event = await anext(events)
+                except StopAsyncIteration:
+                    break
+                except BaseException as exc:
+                    if cut or (
+                        isinstance(exc, asyncio.CancelledError)
+                        and not handler_cancelled(exc)
+                    ):
+                        raise  # the watcher's (taken back below), or a real one
+                    body = sse_frame(render_error(exc), event_id=number)
+                    await send(
+                        {"type": "http.response.body", "body": body, "more_body": True}
+                    )
+                    if isinstance(exc, KeyboardInterrupt):
+                        raise
+                    break
+                finally:
+                    waiting = False
+            if not gone:
+                await send({"type": "http.response.body", "body": b""})
+        except Exception:  # sending failed: the response has started, nobody to tell
+            log.debug("stream ended early", exc_info=True)
     except asyncio.CancelledError:
-        if not (gone and uncancel(current)):
+        if not taken_back():
             raise  # a real cancellation
-    except OSError:
-        if not gone:  # sending failed: the response has started, nobody to tell
-            raise
     finally:
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
-        close = getattr(events, "aclose", None)
-        if close is not None:
-            await close()
+        if cut:
+            uncancel(current)  # the watcher's request, never delivered
+        if opened:
+            close = getattr(opened[0], "aclose", None)
+            if close is not None:
+                try:
+                    await close()
+                except Exception:  # the handler's finally failed: the answer stands
+                    log.error("closing the stream failed", exc_info=True)

@@ -30,6 +30,7 @@ from ._asgi import (
     base_url,
 )
 from ._query import MAX_QUERY_PAIRS
+from ._validate import UnknownFields
 from .handler import A2AServiceHandler
 from .protocol import SUPPORTED_VERSIONS
 
@@ -40,6 +41,7 @@ __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "HANDLER_METHODS",
     "MAX_QUERY_PAIRS",
+    "MESSAGE_TYPES",
     "base_url",
     "create_app",
     "openapi_document",
@@ -67,6 +69,47 @@ HANDLER_METHODS: Mapping[str, str] = MappingProxyType(
 )
 """Each rpc's handler method, by rpc name."""
 
+MESSAGE_TYPES: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        "SendMessage": (
+            "lf.a2a.v1.SendMessageRequest",
+            "lf.a2a.v1.SendMessageResponse",
+        ),
+        "SendStreamingMessage": (
+            "lf.a2a.v1.SendMessageRequest",
+            "lf.a2a.v1.StreamResponse",
+        ),
+        "GetTask": ("lf.a2a.v1.GetTaskRequest", "lf.a2a.v1.Task"),
+        "ListTasks": ("lf.a2a.v1.ListTasksRequest", "lf.a2a.v1.ListTasksResponse"),
+        "CancelTask": ("lf.a2a.v1.CancelTaskRequest", "lf.a2a.v1.Task"),
+        "SubscribeToTask": (
+            "lf.a2a.v1.SubscribeToTaskRequest",
+            "lf.a2a.v1.StreamResponse",
+        ),
+        "CreateTaskPushNotificationConfig": (
+            "lf.a2a.v1.TaskPushNotificationConfig",
+            "lf.a2a.v1.TaskPushNotificationConfig",
+        ),
+        "GetTaskPushNotificationConfig": (
+            "lf.a2a.v1.GetTaskPushNotificationConfigRequest",
+            "lf.a2a.v1.TaskPushNotificationConfig",
+        ),
+        "ListTaskPushNotificationConfigs": (
+            "lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
+            "lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
+        ),
+        "GetExtendedAgentCard": (
+            "lf.a2a.v1.GetExtendedAgentCardRequest",
+            "lf.a2a.v1.AgentCard",
+        ),
+        "DeleteTaskPushNotificationConfig": (
+            "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
+            "google.protobuf.Empty",
+        ),
+    }
+)
+"""Each rpc's request and response message types (full proto names), by rpc name."""
+
 
 def openapi_document() -> str | None:
     """This package's ``openapi.json`` (generated with the plugin option
@@ -80,7 +123,7 @@ def openapi_document() -> str | None:
 
 def required_fields(rpc: str, request: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The REQUIRED fields (``google.api.field_behavior``) a decoded request of ``rpc``
-    lacks, nested ones included: the default ``check_request`` of ``create_app``."""
+    lacks, nested ones included (request validation checks them, and the rest)."""
     return messages.missing_fields(jsonrpc.METHODS[rpc].request_type, request)
 
 
@@ -95,12 +138,15 @@ def create_app(
     agent_card_max_age: int = 3600,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     max_query_pairs: int = MAX_QUERY_PAIRS,
-    check_request: CheckRequest | None = required_fields,
+    check_request: CheckRequest | None = None,
     expose_errors: bool = False,
     openapi: str | bytes | None = None,
     openapi_path: str = "/openapi.json",
     link_openapi_in_card: bool = False,
     call_timeout: float | None = None,
+    validate: bool = True,
+    unknown_fields: UnknownFields = "drop",
+    check_responses: bool = False,
 ) -> A2AApplication:
     """The ASGI application serving ``handler``.
 
@@ -113,9 +159,13 @@ def create_app(
     ``None`` for ``http_json_prefix`` or ``jsonrpc_path`` turns that binding off.
     Requests must name one of ``supported_versions`` in ``A2A-Version``. Bodies over
     ``max_body_bytes`` (default 4 MiB) and queries over ``max_query_pairs`` pairs
-    (default 1000) are refused. ``check_request(rpc, request)`` returns field
-    violations that make a decoded request invalid (400 / -32602); by default the
-    REQUIRED fields (``required_fields``), None for no check. A handler's
+    (default 1000) are refused. Every request is valid ProtoJSON of its message
+    before the handler sees it, in the form ``messages`` describes (``validate``;
+    400 / -32602 with the field paths otherwise; ``validate=False`` hands over the
+    decoded JSON as it is); unknown fields are dropped, or refused with
+    ``unknown_fields="reject"``; ``check_responses=True`` checks what the handler
+    answers too (a bad answer is a 500, logged). ``check_request(rpc, request)``
+    may return more field violations (400 / -32602). A handler's
     unexpected exception is answered 500 / -32603 without its text unless
     ``expose_errors`` is True; it is logged on the logger named after this package
     (``<package>.asgi``). ``call_timeout`` (seconds) is the deadline of each call:
@@ -147,4 +197,8 @@ def create_app(
         openapi_path=openapi_path,
         link_openapi_in_card=link_openapi_in_card,
         call_timeout=call_timeout,
+        schema=messages.SCHEMA if validate else None,
+        message_types=MESSAGE_TYPES,
+        unknown_fields=unknown_fields,
+        check_responses=check_responses,
     )

@@ -40,6 +40,7 @@ _CLIENT = ClientBinding(
     jsonrpc_request=jsonrpc.request,
     headers=request_headers,
     methods=jsonrpc.METHODS,
+    schema=messages.SCHEMA,
 )
 
 
@@ -54,6 +55,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
 ) -> PreparedRequest: ...
 
 
@@ -68,6 +70,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
 ) -> PreparedRequest: ...
 
 
@@ -82,6 +85,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
 ) -> PreparedRequest: ...
 
 
@@ -96,6 +100,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
 ) -> PreparedRequest: ...
 
 
@@ -110,6 +115,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
 ) -> PreparedRequest: ...
 
 
@@ -124,6 +130,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
 ) -> PreparedRequest: ...
 
 
@@ -138,6 +145,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
 ) -> PreparedRequest: ...
 
 
@@ -152,6 +160,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
 ) -> PreparedRequest: ...
 
 
@@ -166,6 +175,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
 ) -> PreparedRequest: ...
 
 
@@ -180,6 +190,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
 ) -> PreparedRequest: ...
 
 
@@ -194,6 +205,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
 ) -> PreparedRequest: ...
 
 
@@ -208,6 +220,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
     dynamic: Literal[True],
 ) -> PreparedRequest: ...
 
@@ -222,6 +235,7 @@ def prepare(
     id: RequestId = None,
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
+    validate: bool = False,
     dynamic: bool = False,
 ) -> PreparedRequest:
     """The request to send for ``rpc`` with ``request`` (a ProtoJSON dict).
@@ -232,7 +246,10 @@ def prepare(
     or with ``tenant_in_path`` into the URL (``base_url/{tenant}``); ``id`` defaults to
     a fresh UUID4 string. Headers: ``A2A-Version``, ``Content-Type`` with a body,
     ``A2A-Extensions`` when ``extensions`` is given, and ``Accept: text/event-stream``
-    for a streaming rpc. Raises ``ValueError`` as ``routes.build`` does.
+    for a streaming rpc. Raises ``ValueError`` as ``routes.build`` does. With
+    ``validate=True`` the request is first checked as a server built on this package
+    checks it, and sent in the canonical form: ``messages.ValidationError`` (a
+    ``ValueError``) names the same field paths the server's 400 would.
 
     ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then
     takes the request as any mapping (the checks at run time are the same).
@@ -247,6 +264,7 @@ def prepare(
         id=id,
         extensions=extensions,
         tenant_in_path=tenant_in_path,
+        validate=validate,
     )
 
 

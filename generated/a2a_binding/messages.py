@@ -7,7 +7,9 @@
 Each message is a ``TypedDict`` with ``total=False`` (ProtoJSON leaves out default
 values), keyed by json field names; each enum is a ``Literal`` of its value names. As in
 ProtoJSON, 64-bit integers, Timestamp, Duration, FieldMask and the non-finite floats
-(``"NaN"``, ``"Infinity"``, ``"-Infinity"``) are strings.
+(``"NaN"``, ``"Infinity"``, ``"-Infinity"``) are strings. ``SCHEMA`` holds every
+message's fields as data, for ``validate``: what a server hands a handler is valid
+ProtoJSON of its request message, in the form these types describe.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
-from ._required import RequiredFields, Rule
+from ._validate import FieldRule, Schema, UnknownFields, ValidationError
 
 __all__ = [
     "APIKeySecurityScheme",
@@ -64,8 +66,10 @@ __all__ = [
     "TaskState",
     "TaskStatus",
     "TaskStatusUpdateEvent",
-    "REQUIRED",
+    "SCHEMA",
+    "ValidationError",
     "missing_fields",
+    "validate",
 ]
 
 Role = Literal[
@@ -666,266 +670,542 @@ class TaskStatusUpdateEvent(_TaskStatusUpdateEventRequired, total=False):
     metadata: dict[str, Any]
 
 
-REQUIRED = RequiredFields(
+SCHEMA = Schema(
     {
+        "google.protobuf.Empty": (),
         "lf.a2a.v1.APIKeySecurityScheme": (
-            Rule("location", "location", True, "", False, ""),
-            Rule("name", "name", True, "", False, ""),
+            FieldRule("description", "description", "string"),
+            FieldRule("location", "location", "string", "", False, "", True),
+            FieldRule("name", "name", "string", "", False, "", True),
+        ),
+        "lf.a2a.v1.AgentCapabilities": (
+            FieldRule("streaming", "streaming", "bool"),
+            FieldRule("pushNotifications", "push_notifications", "bool"),
+            FieldRule(
+                "extensions", "extensions", "message", "lf.a2a.v1.AgentExtension", True
+            ),
+            FieldRule("extendedAgentCard", "extended_agent_card", "bool"),
         ),
         "lf.a2a.v1.AgentCard": (
-            Rule("name", "name", True, "", False, ""),
-            Rule("description", "description", True, "", False, ""),
-            Rule(
+            FieldRule("name", "name", "string", "", False, "", True),
+            FieldRule("description", "description", "string", "", False, "", True),
+            FieldRule(
                 "supportedInterfaces",
                 "supported_interfaces",
-                True,
+                "message",
                 "lf.a2a.v1.AgentInterface",
                 True,
                 "",
+                True,
             ),
-            Rule("provider", "provider", False, "lf.a2a.v1.AgentProvider", False, ""),
-            Rule("version", "version", True, "", False, ""),
-            Rule("capabilities", "capabilities", True, "", False, ""),
-            Rule("defaultInputModes", "default_input_modes", True, "", True, ""),
-            Rule("defaultOutputModes", "default_output_modes", True, "", True, ""),
-            Rule("skills", "skills", True, "lf.a2a.v1.AgentSkill", True, ""),
-            Rule(
-                "signatures",
-                "signatures",
+            FieldRule("provider", "provider", "message", "lf.a2a.v1.AgentProvider"),
+            FieldRule("version", "version", "string", "", False, "", True),
+            FieldRule("documentationUrl", "documentation_url", "string"),
+            FieldRule(
+                "capabilities",
+                "capabilities",
+                "message",
+                "lf.a2a.v1.AgentCapabilities",
                 False,
+                "",
+                True,
+            ),
+            FieldRule(
+                "securitySchemes",
+                "security_schemes",
+                "message",
+                "lf.a2a.v1.SecurityScheme",
+                False,
+                "string",
+            ),
+            FieldRule(
+                "securityRequirements",
+                "security_requirements",
+                "message",
+                "lf.a2a.v1.SecurityRequirement",
+                True,
+            ),
+            FieldRule(
+                "defaultInputModes", "default_input_modes", "string", "", True, "", True
+            ),
+            FieldRule(
+                "defaultOutputModes",
+                "default_output_modes",
+                "string",
+                "",
+                True,
+                "",
+                True,
+            ),
+            FieldRule(
+                "skills", "skills", "message", "lf.a2a.v1.AgentSkill", True, "", True
+            ),
+            FieldRule(
+                "signatures",
+                "signatures",
+                "message",
                 "lf.a2a.v1.AgentCardSignature",
                 True,
-                "",
             ),
+            FieldRule("iconUrl", "icon_url", "string"),
         ),
         "lf.a2a.v1.AgentCardSignature": (
-            Rule("protected", "protected", True, "", False, ""),
-            Rule("signature", "signature", True, "", False, ""),
+            FieldRule("protected", "protected", "string", "", False, "", True),
+            FieldRule("signature", "signature", "string", "", False, "", True),
+            FieldRule("header", "header", "struct"),
+        ),
+        "lf.a2a.v1.AgentExtension": (
+            FieldRule("uri", "uri", "string"),
+            FieldRule("description", "description", "string"),
+            FieldRule("required", "required", "bool"),
+            FieldRule("params", "params", "struct"),
         ),
         "lf.a2a.v1.AgentInterface": (
-            Rule("url", "url", True, "", False, ""),
-            Rule("protocolBinding", "protocol_binding", True, "", False, ""),
-            Rule("protocolVersion", "protocol_version", True, "", False, ""),
+            FieldRule("url", "url", "string", "", False, "", True),
+            FieldRule(
+                "protocolBinding", "protocol_binding", "string", "", False, "", True
+            ),
+            FieldRule("tenant", "tenant", "string"),
+            FieldRule(
+                "protocolVersion", "protocol_version", "string", "", False, "", True
+            ),
         ),
         "lf.a2a.v1.AgentProvider": (
-            Rule("url", "url", True, "", False, ""),
-            Rule("organization", "organization", True, "", False, ""),
+            FieldRule("url", "url", "string", "", False, "", True),
+            FieldRule("organization", "organization", "string", "", False, "", True),
         ),
         "lf.a2a.v1.AgentSkill": (
-            Rule("id", "id", True, "", False, ""),
-            Rule("name", "name", True, "", False, ""),
-            Rule("description", "description", True, "", False, ""),
-            Rule("tags", "tags", True, "", True, ""),
+            FieldRule("id", "id", "string", "", False, "", True),
+            FieldRule("name", "name", "string", "", False, "", True),
+            FieldRule("description", "description", "string", "", False, "", True),
+            FieldRule("tags", "tags", "string", "", True, "", True),
+            FieldRule("examples", "examples", "string", "", True),
+            FieldRule("inputModes", "input_modes", "string", "", True),
+            FieldRule("outputModes", "output_modes", "string", "", True),
+            FieldRule(
+                "securityRequirements",
+                "security_requirements",
+                "message",
+                "lf.a2a.v1.SecurityRequirement",
+                True,
+            ),
         ),
         "lf.a2a.v1.Artifact": (
-            Rule("artifactId", "artifact_id", True, "", False, ""),
-            Rule("parts", "parts", True, "", True, ""),
+            FieldRule("artifactId", "artifact_id", "string", "", False, "", True),
+            FieldRule("name", "name", "string"),
+            FieldRule("description", "description", "string"),
+            FieldRule("parts", "parts", "message", "lf.a2a.v1.Part", True, "", True),
+            FieldRule("metadata", "metadata", "struct"),
+            FieldRule("extensions", "extensions", "string", "", True),
         ),
         "lf.a2a.v1.AuthenticationInfo": (
-            Rule("scheme", "scheme", True, "", False, ""),
+            FieldRule("scheme", "scheme", "string", "", False, "", True),
+            FieldRule("credentials", "credentials", "string"),
         ),
         "lf.a2a.v1.AuthorizationCodeOAuthFlow": (
-            Rule("authorizationUrl", "authorization_url", True, "", False, ""),
-            Rule("tokenUrl", "token_url", True, "", False, ""),
+            FieldRule(
+                "authorizationUrl", "authorization_url", "string", "", False, "", True
+            ),
+            FieldRule("tokenUrl", "token_url", "string", "", False, "", True),
+            FieldRule("refreshUrl", "refresh_url", "string"),
+            FieldRule("scopes", "scopes", "string", "", False, "string"),
+            FieldRule("pkceRequired", "pkce_required", "bool"),
         ),
-        "lf.a2a.v1.CancelTaskRequest": (Rule("id", "id", True, "", False, ""),),
+        "lf.a2a.v1.CancelTaskRequest": (
+            FieldRule("tenant", "tenant", "string"),
+            FieldRule("id", "id", "string", "", False, "", True),
+            FieldRule("metadata", "metadata", "struct"),
+        ),
         "lf.a2a.v1.ClientCredentialsOAuthFlow": (
-            Rule("tokenUrl", "token_url", True, "", False, ""),
+            FieldRule("tokenUrl", "token_url", "string", "", False, "", True),
+            FieldRule("refreshUrl", "refresh_url", "string"),
+            FieldRule("scopes", "scopes", "string", "", False, "string"),
         ),
         "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest": (
-            Rule("taskId", "task_id", True, "", False, ""),
-            Rule("id", "id", True, "", False, ""),
+            FieldRule("tenant", "tenant", "string"),
+            FieldRule("taskId", "task_id", "string", "", False, "", True),
+            FieldRule("id", "id", "string", "", False, "", True),
         ),
         "lf.a2a.v1.DeviceCodeOAuthFlow": (
-            Rule(
+            FieldRule(
                 "deviceAuthorizationUrl",
                 "device_authorization_url",
-                True,
+                "string",
                 "",
                 False,
                 "",
+                True,
             ),
-            Rule("tokenUrl", "token_url", True, "", False, ""),
+            FieldRule("tokenUrl", "token_url", "string", "", False, "", True),
+            FieldRule("refreshUrl", "refresh_url", "string"),
+            FieldRule("scopes", "scopes", "string", "", False, "string"),
+        ),
+        "lf.a2a.v1.GetExtendedAgentCardRequest": (
+            FieldRule("tenant", "tenant", "string"),
         ),
         "lf.a2a.v1.GetTaskPushNotificationConfigRequest": (
-            Rule("taskId", "task_id", True, "", False, ""),
-            Rule("id", "id", True, "", False, ""),
+            FieldRule("tenant", "tenant", "string"),
+            FieldRule("taskId", "task_id", "string", "", False, "", True),
+            FieldRule("id", "id", "string", "", False, "", True),
         ),
-        "lf.a2a.v1.GetTaskRequest": (Rule("id", "id", True, "", False, ""),),
+        "lf.a2a.v1.GetTaskRequest": (
+            FieldRule("tenant", "tenant", "string"),
+            FieldRule("id", "id", "string", "", False, "", True),
+            FieldRule("historyLength", "history_length", "int32"),
+        ),
         "lf.a2a.v1.HTTPAuthSecurityScheme": (
-            Rule("scheme", "scheme", True, "", False, ""),
+            FieldRule("description", "description", "string"),
+            FieldRule("scheme", "scheme", "string", "", False, "", True),
+            FieldRule("bearerFormat", "bearer_format", "string"),
+        ),
+        "lf.a2a.v1.ImplicitOAuthFlow": (
+            FieldRule("authorizationUrl", "authorization_url", "string"),
+            FieldRule("refreshUrl", "refresh_url", "string"),
+            FieldRule("scopes", "scopes", "string", "", False, "string"),
         ),
         "lf.a2a.v1.ListTaskPushNotificationConfigsRequest": (
-            Rule("taskId", "task_id", True, "", False, ""),
+            FieldRule("tenant", "tenant", "string"),
+            FieldRule("taskId", "task_id", "string", "", False, "", True),
+            FieldRule("pageSize", "page_size", "int32"),
+            FieldRule("pageToken", "page_token", "string"),
         ),
         "lf.a2a.v1.ListTaskPushNotificationConfigsResponse": (
-            Rule(
+            FieldRule(
                 "configs",
                 "configs",
-                False,
+                "message",
                 "lf.a2a.v1.TaskPushNotificationConfig",
                 True,
-                "",
             ),
+            FieldRule("nextPageToken", "next_page_token", "string"),
+        ),
+        "lf.a2a.v1.ListTasksRequest": (
+            FieldRule("tenant", "tenant", "string"),
+            FieldRule("contextId", "context_id", "string"),
+            FieldRule("status", "status", "enum", "lf.a2a.v1.TaskState"),
+            FieldRule("pageSize", "page_size", "int32"),
+            FieldRule("pageToken", "page_token", "string"),
+            FieldRule("historyLength", "history_length", "int32"),
+            FieldRule("statusTimestampAfter", "status_timestamp_after", "timestamp"),
+            FieldRule("includeArtifacts", "include_artifacts", "bool"),
         ),
         "lf.a2a.v1.ListTasksResponse": (
-            Rule("tasks", "tasks", True, "lf.a2a.v1.Task", True, ""),
-            Rule("nextPageToken", "next_page_token", True, "", False, ""),
-            Rule("pageSize", "page_size", True, "", False, ""),
-            Rule("totalSize", "total_size", True, "", False, ""),
+            FieldRule("tasks", "tasks", "message", "lf.a2a.v1.Task", True, "", True),
+            FieldRule(
+                "nextPageToken", "next_page_token", "string", "", False, "", True
+            ),
+            FieldRule("pageSize", "page_size", "int32", "", False, "", True),
+            FieldRule("totalSize", "total_size", "int32", "", False, "", True),
         ),
         "lf.a2a.v1.Message": (
-            Rule("messageId", "message_id", True, "", False, ""),
-            Rule("role", "role", True, "", False, ""),
-            Rule("parts", "parts", True, "", True, ""),
+            FieldRule("messageId", "message_id", "string", "", False, "", True),
+            FieldRule("contextId", "context_id", "string"),
+            FieldRule("taskId", "task_id", "string"),
+            FieldRule("role", "role", "enum", "lf.a2a.v1.Role", False, "", True),
+            FieldRule("parts", "parts", "message", "lf.a2a.v1.Part", True, "", True),
+            FieldRule("metadata", "metadata", "struct"),
+            FieldRule("extensions", "extensions", "string", "", True),
+            FieldRule("referenceTaskIds", "reference_task_ids", "string", "", True),
+        ),
+        "lf.a2a.v1.MutualTlsSecurityScheme": (
+            FieldRule("description", "description", "string"),
         ),
         "lf.a2a.v1.OAuth2SecurityScheme": (
-            Rule("flows", "flows", True, "lf.a2a.v1.OAuthFlows", False, ""),
+            FieldRule("description", "description", "string"),
+            FieldRule(
+                "flows", "flows", "message", "lf.a2a.v1.OAuthFlows", False, "", True
+            ),
+            FieldRule("oauth2MetadataUrl", "oauth2_metadata_url", "string"),
         ),
         "lf.a2a.v1.OAuthFlows": (
-            Rule(
+            FieldRule(
                 "authorizationCode",
                 "authorization_code",
-                False,
+                "message",
                 "lf.a2a.v1.AuthorizationCodeOAuthFlow",
                 False,
                 "",
+                False,
+                "flow",
             ),
-            Rule(
+            FieldRule(
                 "clientCredentials",
                 "client_credentials",
-                False,
+                "message",
                 "lf.a2a.v1.ClientCredentialsOAuthFlow",
                 False,
                 "",
+                False,
+                "flow",
             ),
-            Rule(
+            FieldRule(
+                "implicit",
+                "implicit",
+                "message",
+                "lf.a2a.v1.ImplicitOAuthFlow",
+                False,
+                "",
+                False,
+                "flow",
+            ),
+            FieldRule(
+                "password",
+                "password",
+                "message",
+                "lf.a2a.v1.PasswordOAuthFlow",
+                False,
+                "",
+                False,
+                "flow",
+            ),
+            FieldRule(
                 "deviceCode",
                 "device_code",
-                False,
+                "message",
                 "lf.a2a.v1.DeviceCodeOAuthFlow",
                 False,
                 "",
+                False,
+                "flow",
             ),
         ),
         "lf.a2a.v1.OpenIdConnectSecurityScheme": (
-            Rule("openIdConnectUrl", "open_id_connect_url", True, "", False, ""),
+            FieldRule("description", "description", "string"),
+            FieldRule(
+                "openIdConnectUrl", "open_id_connect_url", "string", "", False, "", True
+            ),
+        ),
+        "lf.a2a.v1.Part": (
+            FieldRule("text", "text", "string", "", False, "", False, "content"),
+            FieldRule("raw", "raw", "bytes", "", False, "", False, "content"),
+            FieldRule("url", "url", "string", "", False, "", False, "content"),
+            FieldRule("data", "data", "value", "", False, "", False, "content"),
+            FieldRule("metadata", "metadata", "struct"),
+            FieldRule("filename", "filename", "string"),
+            FieldRule("mediaType", "media_type", "string"),
+        ),
+        "lf.a2a.v1.PasswordOAuthFlow": (
+            FieldRule("tokenUrl", "token_url", "string"),
+            FieldRule("refreshUrl", "refresh_url", "string"),
+            FieldRule("scopes", "scopes", "string", "", False, "string"),
+        ),
+        "lf.a2a.v1.SecurityRequirement": (
+            FieldRule(
+                "schemes", "schemes", "message", "lf.a2a.v1.StringList", False, "string"
+            ),
         ),
         "lf.a2a.v1.SecurityScheme": (
-            Rule(
+            FieldRule(
                 "apiKeySecurityScheme",
                 "api_key_security_scheme",
-                False,
+                "message",
                 "lf.a2a.v1.APIKeySecurityScheme",
                 False,
                 "",
+                False,
+                "scheme",
             ),
-            Rule(
+            FieldRule(
                 "httpAuthSecurityScheme",
                 "http_auth_security_scheme",
-                False,
+                "message",
                 "lf.a2a.v1.HTTPAuthSecurityScheme",
                 False,
                 "",
+                False,
+                "scheme",
             ),
-            Rule(
+            FieldRule(
                 "oauth2SecurityScheme",
                 "oauth2_security_scheme",
-                False,
+                "message",
                 "lf.a2a.v1.OAuth2SecurityScheme",
                 False,
                 "",
+                False,
+                "scheme",
             ),
-            Rule(
+            FieldRule(
                 "openIdConnectSecurityScheme",
                 "open_id_connect_security_scheme",
-                False,
+                "message",
                 "lf.a2a.v1.OpenIdConnectSecurityScheme",
                 False,
                 "",
+                False,
+                "scheme",
+            ),
+            FieldRule(
+                "mtlsSecurityScheme",
+                "mtls_security_scheme",
+                "message",
+                "lf.a2a.v1.MutualTlsSecurityScheme",
+                False,
+                "",
+                False,
+                "scheme",
             ),
         ),
         "lf.a2a.v1.SendMessageConfiguration": (
-            Rule(
+            FieldRule(
+                "acceptedOutputModes", "accepted_output_modes", "string", "", True
+            ),
+            FieldRule(
                 "taskPushNotificationConfig",
                 "task_push_notification_config",
-                False,
+                "message",
                 "lf.a2a.v1.TaskPushNotificationConfig",
-                False,
-                "",
             ),
+            FieldRule("historyLength", "history_length", "int32"),
+            FieldRule("returnImmediately", "return_immediately", "bool"),
         ),
         "lf.a2a.v1.SendMessageRequest": (
-            Rule("message", "message", True, "lf.a2a.v1.Message", False, ""),
-            Rule(
-                "configuration",
-                "configuration",
-                False,
-                "lf.a2a.v1.SendMessageConfiguration",
-                False,
-                "",
+            FieldRule("tenant", "tenant", "string"),
+            FieldRule(
+                "message", "message", "message", "lf.a2a.v1.Message", False, "", True
             ),
+            FieldRule(
+                "configuration",
+                "configuration",
+                "message",
+                "lf.a2a.v1.SendMessageConfiguration",
+            ),
+            FieldRule("metadata", "metadata", "struct"),
         ),
         "lf.a2a.v1.SendMessageResponse": (
-            Rule("task", "task", False, "lf.a2a.v1.Task", False, ""),
-            Rule("message", "message", False, "lf.a2a.v1.Message", False, ""),
+            FieldRule(
+                "task", "task", "message", "lf.a2a.v1.Task", False, "", False, "payload"
+            ),
+            FieldRule(
+                "message",
+                "message",
+                "message",
+                "lf.a2a.v1.Message",
+                False,
+                "",
+                False,
+                "payload",
+            ),
         ),
         "lf.a2a.v1.StreamResponse": (
-            Rule("task", "task", False, "lf.a2a.v1.Task", False, ""),
-            Rule("message", "message", False, "lf.a2a.v1.Message", False, ""),
-            Rule(
+            FieldRule(
+                "task", "task", "message", "lf.a2a.v1.Task", False, "", False, "payload"
+            ),
+            FieldRule(
+                "message",
+                "message",
+                "message",
+                "lf.a2a.v1.Message",
+                False,
+                "",
+                False,
+                "payload",
+            ),
+            FieldRule(
                 "statusUpdate",
                 "status_update",
-                False,
+                "message",
                 "lf.a2a.v1.TaskStatusUpdateEvent",
                 False,
                 "",
+                False,
+                "payload",
             ),
-            Rule(
+            FieldRule(
                 "artifactUpdate",
                 "artifact_update",
-                False,
+                "message",
                 "lf.a2a.v1.TaskArtifactUpdateEvent",
                 False,
                 "",
+                False,
+                "payload",
             ),
         ),
-        "lf.a2a.v1.SubscribeToTaskRequest": (Rule("id", "id", True, "", False, ""),),
+        "lf.a2a.v1.StringList": (FieldRule("list", "list", "string", "", True),),
+        "lf.a2a.v1.SubscribeToTaskRequest": (
+            FieldRule("tenant", "tenant", "string"),
+            FieldRule("id", "id", "string", "", False, "", True),
+        ),
         "lf.a2a.v1.Task": (
-            Rule("id", "id", True, "", False, ""),
-            Rule("status", "status", True, "lf.a2a.v1.TaskStatus", False, ""),
-            Rule("artifacts", "artifacts", False, "lf.a2a.v1.Artifact", True, ""),
-            Rule("history", "history", False, "lf.a2a.v1.Message", True, ""),
+            FieldRule("id", "id", "string", "", False, "", True),
+            FieldRule("contextId", "context_id", "string"),
+            FieldRule(
+                "status", "status", "message", "lf.a2a.v1.TaskStatus", False, "", True
+            ),
+            FieldRule("artifacts", "artifacts", "message", "lf.a2a.v1.Artifact", True),
+            FieldRule("history", "history", "message", "lf.a2a.v1.Message", True),
+            FieldRule("metadata", "metadata", "struct"),
         ),
         "lf.a2a.v1.TaskArtifactUpdateEvent": (
-            Rule("taskId", "task_id", True, "", False, ""),
-            Rule("contextId", "context_id", True, "", False, ""),
-            Rule("artifact", "artifact", True, "lf.a2a.v1.Artifact", False, ""),
+            FieldRule("taskId", "task_id", "string", "", False, "", True),
+            FieldRule("contextId", "context_id", "string", "", False, "", True),
+            FieldRule(
+                "artifact", "artifact", "message", "lf.a2a.v1.Artifact", False, "", True
+            ),
+            FieldRule("append", "append", "bool"),
+            FieldRule("lastChunk", "last_chunk", "bool"),
+            FieldRule("metadata", "metadata", "struct"),
         ),
         "lf.a2a.v1.TaskPushNotificationConfig": (
-            Rule("url", "url", True, "", False, ""),
-            Rule(
+            FieldRule("tenant", "tenant", "string"),
+            FieldRule("id", "id", "string"),
+            FieldRule("taskId", "task_id", "string"),
+            FieldRule("url", "url", "string", "", False, "", True),
+            FieldRule("token", "token", "string"),
+            FieldRule(
                 "authentication",
                 "authentication",
-                False,
+                "message",
                 "lf.a2a.v1.AuthenticationInfo",
-                False,
-                "",
             ),
         ),
         "lf.a2a.v1.TaskStatus": (
-            Rule("state", "state", True, "", False, ""),
-            Rule("message", "message", False, "lf.a2a.v1.Message", False, ""),
+            FieldRule("state", "state", "enum", "lf.a2a.v1.TaskState", False, "", True),
+            FieldRule("message", "message", "message", "lf.a2a.v1.Message"),
+            FieldRule("timestamp", "timestamp", "timestamp"),
         ),
         "lf.a2a.v1.TaskStatusUpdateEvent": (
-            Rule("taskId", "task_id", True, "", False, ""),
-            Rule("contextId", "context_id", True, "", False, ""),
-            Rule("status", "status", True, "lf.a2a.v1.TaskStatus", False, ""),
+            FieldRule("taskId", "task_id", "string", "", False, "", True),
+            FieldRule("contextId", "context_id", "string", "", False, "", True),
+            FieldRule(
+                "status", "status", "message", "lf.a2a.v1.TaskStatus", False, "", True
+            ),
+            FieldRule("metadata", "metadata", "struct"),
         ),
-    }
+    },
+    {
+        "lf.a2a.v1.Role": (
+            ("ROLE_UNSPECIFIED", 0),
+            ("ROLE_USER", 1),
+            ("ROLE_AGENT", 2),
+        ),
+        "lf.a2a.v1.TaskState": (
+            ("TASK_STATE_UNSPECIFIED", 0),
+            ("TASK_STATE_SUBMITTED", 1),
+            ("TASK_STATE_WORKING", 2),
+            ("TASK_STATE_COMPLETED", 3),
+            ("TASK_STATE_FAILED", 4),
+            ("TASK_STATE_CANCELED", 5),
+            ("TASK_STATE_INPUT_REQUIRED", 6),
+            ("TASK_STATE_REJECTED", 7),
+            ("TASK_STATE_AUTH_REQUIRED", 8),
+        ),
+    },
 )
-"""The REQUIRED fields (``google.api.field_behavior``) of each message type, and the
-message fields to look inside for more."""
+"""Every message's fields (json and proto name, ProtoJSON kind, type, repeated, map
+key kind, REQUIRED, oneof) and every enum's values, as validation reads them."""
+
+
+def validate(
+    message_type: str, value: object, *, unknown_fields: UnknownFields = "drop"
+) -> dict[str, Any]:
+    """``value`` in canonical form (json names, enums by name, 64-bit integers as
+    strings, ``null`` fields left out) when it is valid ProtoJSON of
+    ``message_type`` (a full proto name); ``ValidationError`` naming every problem
+    and its field path otherwise. Unknown fields are dropped, or refused with
+    ``unknown_fields="reject"``."""
+    return SCHEMA.validate(message_type, value, unknown_fields=unknown_fields)
 
 
 def missing_fields(
@@ -934,4 +1214,4 @@ def missing_fields(
     """The REQUIRED fields missing in ``value``, a ProtoJSON object of
     ``message_type`` (a full proto name), nested ones included: ``(field path,
     description)`` pairs, ready for ``google.rpc.BadRequest`` field violations."""
-    return REQUIRED.violations(message_type, value)
+    return SCHEMA.missing_fields(message_type, value)

@@ -11,6 +11,7 @@ wait for the first event of a stream), and the logger is named after the package
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime, timezone
 import email.utils
 import importlib
 import json
@@ -204,18 +205,58 @@ def test_a_callable_card_has_a_last_modified_that_follows_its_bytes(
     assert cached.status == 304 and cached.body == b""
     assert cached.headers["etag"] == e1
 
-    card["version"] = "2"  # within the same second as the first GET
+    card["version"] = "2"  # within the same second as the first GET, or later
     changed = get()
     assert changed.status == 200 and changed.json() == {"name": "unit", "version": "2"}
-    e2, l2 = changed.headers["etag"], changed.headers["last-modified"]
+    e2, l2 = changed.headers["etag"], changed.headers.get("last-modified")
     assert e2 != e1
-    assert email.utils.parsedate_to_datetime(l2) > email.utils.parsedate_to_datetime(l1)
+    first_date = email.utils.parsedate_to_datetime(l1)
+    if l2 is None:  # changed within the second of the last date: the ETag decides
+        assert last_modified is None
+    else:
+        assert email.utils.parsedate_to_datetime(l2) > first_date
+        assert email.utils.parsedate_to_datetime(l2) <= datetime.now(timezone.utc)
     stale = get((b"if-modified-since", l1.encode()))
     assert stale.status == 200 and stale.json() == {"name": "unit", "version": "2"}
     assert stale.headers["etag"] == e2
-    current = get((b"if-modified-since", l2.encode()))
+    current = get((b"if-none-match", e2.encode()))
     assert current.status == 304 and current.body == b""
     assert current.headers["etag"] == e2
+    if l2 is not None:
+        dated = get((b"if-modified-since", l2.encode()))
+        assert dated.status == 304 and dated.headers["etag"] == e2
+
+
+def test_a_card_that_changes_back_is_not_hidden_by_its_old_date() -> None:
+    """A -> B -> A: the last A is newer than B, so a client holding B gets it."""
+    card: dict[str, Any] = {"name": "unit", "version": "1"}
+    app = make_app(
+        agent_card=lambda base: dict(card), agent_card_last_modified=MODIFIED
+    )
+
+    def get(*headers: tuple[bytes, bytes]) -> Any:
+        return run(drive(app, "GET", CARD_PATH, headers=headers))
+
+    get()
+    card["version"] = "2"
+    b = get()
+    card["version"] = "1"
+    back = get((b"if-modified-since", b.headers["last-modified"].encode()))
+    assert back.status == 200 and back.json()["version"] == "1"
+    assert back.headers["etag"] != b.headers["etag"]
+
+
+def test_dates_of_per_request_cards_never_run_ahead_of_the_clock() -> None:
+    """Each Host gets its own rendering; none is dated after now."""
+    app = make_app(
+        agent_card=lambda base: {"name": base}, agent_card_last_modified=MODIFIED
+    )
+    for number in range(300):
+        host = f"h{number}.example".encode()
+        answer = run(drive(app, "GET", CARD_PATH, headers=[(b"host", host)]))
+        date = email.utils.parsedate_to_datetime(answer.headers["last-modified"])
+        assert date <= datetime.now(timezone.utc)
+    assert len(app.documents._renderings) == 256
 
 
 def test_a_fixed_card_keeps_the_last_modified_it_was_given() -> None:
@@ -636,3 +677,13 @@ def test_the_logger_is_named_after_the_package_it_is_copied_into(
     assert answer.status == 500
     assert caplog.records
     assert {record.name for record in caplog.records} == {"mypkg.asgi"}
+
+
+def test_a_routes_module_instead_of_its_table_is_refused_at_creation() -> None:
+    """``routes=`` takes the table (the generated ``routes.TABLE``), which the app asks
+    for ``request``; anything else would fail on every request."""
+    import types
+
+    module = types.ModuleType("routes")
+    with pytest.raises(TypeError, match=r"routes\.TABLE"):
+        make_app(routes=module)

@@ -399,3 +399,36 @@ def test_a_stream_that_never_ends_its_line_is_a_response_error(
 
     with pytest.raises(ResponseError, match="longer than 1000"):
         asyncio.run(read())
+
+
+def test_prepare_validates_when_asked(a2a: ModuleType) -> None:
+    """``validate=True``: the server's check, made before sending, with its field
+    paths; the request goes out in canonical form."""
+    import importlib
+
+    protocol = importlib.import_module("a2a_binding.protocol")
+    checked = ClientBinding(
+        build=a2a.routes.build,
+        jsonrpc_request=a2a.jsonrpc.request,
+        headers=protocol.request_headers,
+        methods=a2a.jsonrpc.METHODS,
+        schema=a2a.messages.SCHEMA,
+    )
+    bad = {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": 5}]}}
+    with pytest.raises(ValueError) as refused:
+        checked.prepare("SendMessage", bad, base_url=BASE, validate=True)
+    assert [f for f, _ in refused.value.violations] == ["message.parts[0].text"]  # type: ignore[attr-defined]
+    good = {"message": {"message_id": "m", "role": 1, "parts": [{"text": "hi"}]}}
+    sent = checked.prepare("SendMessage", good, base_url=BASE, validate=True)
+    assert sent.body is not None and json.loads(sent.body) == {
+        "message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    }
+    assert checked.prepare("SendMessage", bad, base_url=BASE).body is not None
+    unchecked = ClientBinding(
+        build=a2a.routes.build,
+        jsonrpc_request=a2a.jsonrpc.request,
+        headers=protocol.request_headers,
+        methods=a2a.jsonrpc.METHODS,
+    )
+    with pytest.raises(ValueError, match="no schema"):
+        unchecked.prepare("SendMessage", good, base_url=BASE, validate=True)

@@ -91,3 +91,17 @@ def test_duplicate_keys_are_marked_when_asked() -> None:
     plain = decode(b'{"a": 1, "a": 2}')
     assert type(plain) is dict and plain == {"a": 2}
     assert type(decode(b'{"a": 1}', mark_duplicates=True)) is dict
+
+
+def test_another_python_without_the_c_encoder_gets_the_library_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import json.encoder
+
+    from codegen.runtime import _json
+
+    monkeypatch.setattr(json.encoder, "c_make_encoder", None)
+    plain = _json._encoder(ensure_ascii=False)
+    assert plain({"a": ["é", 1.5]}) == '{"a":["é",1.5]}'
+    with pytest.raises(ValueError):
+        plain(float("nan"))

@@ -85,3 +85,22 @@ def test_call_context_reads_headers_and_base_url_when_asked() -> None:
         context.tenant = "other"  # type: ignore[misc]
     given = CallContext("", "http+json", ServiceParams("1.0", ()), (("a", "b"),), "u")
     assert given.headers == (("a", "b"),) and given.base_url == "u"
+
+
+def test_call_contexts_compare_and_hash_by_what_they_carry() -> None:
+    params = ServiceParams("1.0", ())
+    lazy = CallContext.of_request(
+        "t", "jsonrpc", params, {"server": ("h", 80)}, RequestHead([(b"a", b"b")])
+    )
+    given = CallContext("t", "jsonrpc", params, (("a", "b"),), "http://h")
+    assert lazy == given and hash(lazy) == hash(given) and len({lazy, given}) == 1
+    assert lazy != CallContext("u", "jsonrpc", params, (("a", "b"),), "http://h")
+    assert lazy != "t"
+
+
+def test_request_head_takes_any_bytes_like_names_and_values() -> None:
+    head = RequestHead(
+        iter([(bytearray(b"A2A-Version"), bytearray(b"1.0")), (memoryview(b"x"), b"y")])
+    )
+    assert head.versions == ["1.0"]
+    assert head.pairs == (("a2a-version", "1.0"), ("x", "y"))  # the list is kept

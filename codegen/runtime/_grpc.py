@@ -1,0 +1,667 @@
+"""The gRPC binding: one handler served on a ``grpc.aio.Server`` (plugin option
+``grpc=true``).
+
+The only runtime module outside the standard library: it imports grpcio (``grpc.aio``)
+and protobuf, and the message classes protoc's Python generator wrote for the same
+proto (the package's ``PB2_MODULE``, imported by name when a service is registered).
+No ``_pb2_grpc`` module is needed: each service is registered as a generic handler
+taking and giving bytes, so that decoding a request and encoding an answer happen
+inside the binding's own error handling (grpc answers UNKNOWN with the exception's
+text for a failure in a (de)serializer).
+
+One call, as the ASGI application serves the other two bindings:
+
+1. The service parameters from the metadata (``a2a-version``, ``a2a-extensions``; keys
+   arrive lower-case), the version checked.
+2. The request message decoded, turned into its ProtoJSON dict
+   (``json_format.MessageToDict``) and validated with the package's ``messages``
+   tables, which hand the handler the same canonical form as over HTTP.
+3. ``handler.<method>(request, CallContext)``: ``binding="grpc"``, ``tenant`` the
+   request's tenant field, ``headers`` the invocation metadata (``-bin`` values read
+   as ISO-8859-1), ``base_url`` ``""`` (a gRPC call names no URL).
+4. The answer (a dict; None for ``google.protobuf.Empty``) parsed into the response
+   message; a server-streaming rpc's events one by one.
+
+``GrpcBackend`` is the other direction: a handler whose answers come from a gRPC
+service over a channel, raising for a failed call what the serving side raised (see
+``error_of``), so that the ASGI app in front of it is a gateway and ``GrpcBinding``
+over it a proxy.
+
+Errors are converted once by ``_failure.failure_of`` and end the call with
+``context.abort``: the ``Failure``'s gRPC code, its message as the status details, and
+the ``google.rpc.Status`` (the same code and message, the details) in the
+``grpc-status-details-bin`` trailer, as a2a-sdk and @a2a-js/sdk read it (a2a-sdk
+refuses a Status whose code or message differs from the call's). An ``A2AError`` is
+its table row's code with its ErrorInfo; ``Unauthenticated`` UNAUTHENTICATED, with its
+challenge in a ``www-authenticate`` trailer; a refused request INVALID_ARGUMENT with
+its ``google.rpc.BadRequest`` and an ErrorInfo of reason ``INVALID_PARAMS`` beside it
+(as a2a-sdk's own server sends; both SDKs' clients map that reason to their
+invalid-params error, and without it read a bare failure). Anything else is the
+handler's bug: INTERNAL ``"internal error"`` without its text (``expose_errors=True``
+shows it), logged on ``<package>.grpc``. An error after a stream's first events ends
+the stream with that status.
+
+Cancellation: a call the client cancels, or whose deadline passes, has its task
+cancelled by grpc; the ``CancelledError`` reaches the handler where it awaits, and a
+stream's iterator is closed (``aclose``) however the stream ends. Like the ASGI app,
+a ``CancelledError`` the handler raised while the call was not being cancelled is a
+handler failure; a real cancellation and ``KeyboardInterrupt`` propagate unanswered.
+
+``google.rpc.Status``, ``ErrorInfo`` and ``BadRequest`` are described here, in a
+private descriptor pool, so the module needs nothing of googleapis-common-protos and
+never meets another definition of them in protobuf's default pool.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import Sequence
+from typing import Any, NamedTuple, NoReturn, TypeAlias
+
+import grpc
+import grpc.aio
+from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, json_format
+from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
+
+from ._cancellation import DeadlineExceeded
+from ._errors import DOMAIN, ERROR_INFO_TYPE, A2AError
+from ._failure import BAD_REQUEST_TYPE, Failure, InvalidArgument, Unauthenticated
+from ._failure import Failures
+from ._params import SupportedVersions, read_service_params
+from ._request import CallContext
+from ._validate import Schema, ValidationError
+
+__all__ = [
+    "Channel",
+    "GrpcBackend",
+    "GrpcBinding",
+    "GrpcMethod",
+    "GrpcService",
+    "INVALID_PARAMS_REASON",
+    "STATUS_DETAILS_KEY",
+    "Server",
+    "decode_status",
+    "encode_status",
+    "error_of",
+    "status_of",
+]
+
+Server: TypeAlias = "grpc.aio.Server"
+"""The server a service is registered on."""
+Channel: TypeAlias = "grpc.aio.Channel"
+"""A client channel."""
+Context: TypeAlias = "grpc.aio.ServicerContext[bytes, bytes]"
+"""The servicer context of a call registered without (de)serializers."""
+Metadata: TypeAlias = "tuple[tuple[str, str | bytes], ...]"
+"""Trailing metadata as the binding sends it."""
+
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+"""The trailer that carries the serialized ``google.rpc.Status`` of a failed call."""
+
+INVALID_PARAMS_REASON = "INVALID_PARAMS"
+"""The ErrorInfo reason sent beside the ``BadRequest`` of a refused request."""
+
+VERSION_KEY = "a2a-version"
+EXTENSIONS_KEY = "a2a-extensions"
+
+_PACKAGE = __name__.rpartition(".")[0]
+log = logging.getLogger(f"{_PACKAGE}.grpc" if _PACKAGE else "grpc_binding")
+"""The logger of the gRPC binding: ``<package>.grpc`` wherever the package is vendored."""
+
+_CODES: Mapping[str, grpc.StatusCode] = {code.name: code for code in grpc.StatusCode}
+
+
+# ------------------------------------------------------------------ google.rpc
+
+
+def _rpc_file() -> descriptor_pb2.FileDescriptorProto:
+    """``google.rpc.Status``, ``ErrorInfo`` and ``BadRequest`` (google/rpc/status.proto,
+    error_details.proto): the fields the binding writes and reads, numbered as there."""
+    kind = descriptor_pb2.FieldDescriptorProto
+    file = descriptor_pb2.FileDescriptorProto(
+        name="protoc_gen_a2a/google_rpc.proto",
+        package="google.rpc",
+        syntax="proto3",
+        dependency=["google/protobuf/any.proto"],
+    )
+
+    def add(
+        message: descriptor_pb2.DescriptorProto,
+        name: str,
+        number: int,
+        type_: descriptor_pb2.FieldDescriptorProto.Type.ValueType,
+        *,
+        json_name: str = "",
+        type_name: str = "",
+        repeated: bool = False,
+    ) -> None:
+        field = message.field.add(
+            name=name,
+            number=number,
+            type=type_,
+            json_name=json_name or name,
+            label=kind.LABEL_REPEATED if repeated else kind.LABEL_OPTIONAL,
+        )
+        if type_name:  # set at all (even empty), it must name a message or enum
+            field.type_name = type_name
+
+    status = file.message_type.add(name="Status")
+    add(status, "code", 1, kind.TYPE_INT32)
+    add(status, "message", 2, kind.TYPE_STRING)
+    any_type = ".google.protobuf.Any"
+    add(status, "details", 3, kind.TYPE_MESSAGE, type_name=any_type, repeated=True)
+    info = file.message_type.add(name="ErrorInfo")
+    add(info, "reason", 1, kind.TYPE_STRING)
+    add(info, "domain", 2, kind.TYPE_STRING)
+    entry = info.nested_type.add(name="MetadataEntry")
+    entry.options.map_entry = True
+    add(entry, "key", 1, kind.TYPE_STRING)
+    add(entry, "value", 2, kind.TYPE_STRING)
+    entry_type = ".google.rpc.ErrorInfo.MetadataEntry"
+    add(info, "metadata", 3, kind.TYPE_MESSAGE, type_name=entry_type, repeated=True)
+    bad = file.message_type.add(name="BadRequest")
+    violation = bad.nested_type.add(name="FieldViolation")
+    add(violation, "field", 1, kind.TYPE_STRING)
+    add(violation, "description", 2, kind.TYPE_STRING)
+    add(violation, "reason", 3, kind.TYPE_STRING)
+    violation_type = ".google.rpc.BadRequest.FieldViolation"
+    add(
+        bad,
+        "field_violations",
+        1,
+        kind.TYPE_MESSAGE,
+        json_name="fieldViolations",
+        type_name=violation_type,
+        repeated=True,
+    )
+    return file
+
+
+def _pool() -> descriptor_pool.DescriptorPool:
+    pool = descriptor_pool.DescriptorPool()
+    any_file = descriptor_pb2.FileDescriptorProto()
+    any_pb2.DESCRIPTOR.CopyToProto(any_file)
+    pool.Add(any_file)
+    pool.Add(_rpc_file())
+    return pool
+
+
+_POOL = _pool()
+_Status: type[Message] = GetMessageClass(
+    _POOL.FindMessageTypeByName("google.rpc.Status")
+)
+
+
+def encode_status(code: grpc.StatusCode, message: str, details: Sequence[Any]) -> bytes:
+    """The serialized ``google.rpc.Status`` of ``code`` and ``message`` with
+    ``details`` (ProtoJSON ``ErrorInfo`` / ``BadRequest`` objects with ``@type``).
+    ``json_format.ParseError`` when a detail is not one of those or not valid."""
+    status = _Status()
+    json_format.ParseDict(
+        {"code": code.value[0], "message": message, "details": list(details)},
+        status,
+        descriptor_pool=_POOL,
+    )
+    blob: bytes = status.SerializeToString()  # typed here: protobuf may be unstubbed
+    return blob
+
+
+def decode_status(trailing_metadata: Iterable[tuple[str, Any]] | None) -> Any:
+    """The ``google.rpc.Status`` (ProtoJSON: ``code``, ``message``, ``details`` with
+    ``@type``) in a failed call's ``grpc-status-details-bin`` trailer; None when there
+    is none or it does not decode. Details of other types stay out."""
+    for key, value in trailing_metadata or ():
+        if key != STATUS_DETAILS_KEY or not isinstance(value, bytes):
+            continue
+        try:
+            status = _Status.FromString(value)
+        except Exception:  # DecodeError, by backend
+            return None
+        found: dict[str, Any] = {"code": getattr(status, "code")}
+        found["message"] = getattr(status, "message")
+        details = []
+        for detail in getattr(status, "details"):
+            try:
+                found_detail = json_format.MessageToDict(detail, descriptor_pool=_POOL)
+            except Exception:  # a detail type this pool does not know
+                continue
+            details.append(dict(found_detail))  # an Any's contents come as OrderedDict
+        found["details"] = details
+        return found
+    return None
+
+
+def status_of(failure: Failure) -> tuple[grpc.StatusCode, str, Metadata]:
+    """What ``context.abort`` is given for ``failure``: the code, the details string
+    (the failure's message) and the trailers (the Status, and the failure's headers
+    under lower-case names). ``json_format.ParseError`` when its details cannot be
+    carried by a Status."""
+    code = _CODES.get(failure.status, grpc.StatusCode.UNKNOWN)
+    details = list(failure.details)
+    if code is grpc.StatusCode.INVALID_ARGUMENT and not any(
+        isinstance(detail, Mapping) and detail.get("@type") == ERROR_INFO_TYPE
+        for detail in details
+    ):
+        details.append(
+            {
+                "@type": ERROR_INFO_TYPE,
+                "reason": INVALID_PARAMS_REASON,
+                "domain": DOMAIN,
+            }
+        )
+    trailers: list[tuple[str, str | bytes]] = [
+        (STATUS_DETAILS_KEY, encode_status(code, failure.message, details))
+    ]
+    trailers.extend((name.lower(), value) for name, value in failure.headers)
+    return code, failure.message, tuple(trailers)
+
+
+# ------------------------------------------------------------------- the tables
+
+
+class GrpcMethod(NamedTuple):
+    """One rpc as the binding serves it: ``rpc`` its name, ``attribute`` the handler
+    method, the request and response message types (full proto names), and whether
+    the server streams."""
+
+    rpc: str
+    attribute: str
+    request_type: str
+    response_type: str
+    server_streaming: bool
+
+
+class GrpcService(NamedTuple):
+    """One service: its full proto name and its rpcs."""
+
+    name: str
+    methods: tuple[GrpcMethod, ...]
+
+
+class _Rpc(NamedTuple):
+    """One rpc, resolved: its row, the handler's method, the message classes."""
+
+    method: GrpcMethod
+    call: Callable[[Any, CallContext], Any]
+    request_class: type[Message]
+    response_class: type[Message]
+    where: str  # the method path, for logs
+
+
+def _message_classes(
+    pb2_module: str, services: Sequence[GrpcService]
+) -> dict[tuple[str, str], tuple[type[Message], type[Message]]]:
+    """Each rpc's request and response classes, from ``pb2_module``'s descriptors;
+    ``TypeError`` when the module does not define the services as the tables do."""
+    try:
+        module = importlib.import_module(pb2_module)
+    except ImportError as exc:
+        raise ImportError(
+            f"cannot import {pb2_module}, the message classes of this package's"
+            f" gRPC binding (plugin option pb2_module=): {exc}"
+        ) from exc
+    pool = getattr(getattr(module, "DESCRIPTOR", None), "pool", None)
+    if pool is None:
+        raise TypeError(f"{pb2_module} is not a module protoc's Python generator wrote")
+    classes = {}
+    for service in services:
+        try:
+            descriptor = pool.FindServiceByName(service.name)
+        except KeyError:
+            raise TypeError(f"{pb2_module} does not define {service.name}") from None
+        for method in service.methods:
+            found = descriptor.methods_by_name.get(method.rpc)
+            if (
+                found is None
+                or found.input_type.full_name != method.request_type
+                or found.output_type.full_name != method.response_type
+                or found.server_streaming != method.server_streaming
+                or found.client_streaming
+            ):
+                raise TypeError(
+                    f"{pb2_module} defines {service.name}.{method.rpc} otherwise than"
+                    " this package (generated from another version of the proto?)"
+                )
+            classes[service.name, method.rpc] = (
+                GetMessageClass(found.input_type),
+                GetMessageClass(found.output_type),
+            )
+    return classes
+
+
+def _metadata(context: Context) -> tuple[tuple[str, str], ...]:
+    """The invocation metadata as ``(name, value)``; ``-bin`` values as ISO-8859-1."""
+    return tuple(
+        (key, value if isinstance(value, str) else bytes(value).decode("latin-1"))
+        for key, value in context.invocation_metadata() or ()
+    )
+
+
+class InvalidResponse(Exception):
+    """A handler's answer that is not its response message."""
+
+
+# ------------------------------------------------------------------ the binding
+
+
+class GrpcBinding:
+    """The services of a package served over gRPC by one handler (see the module
+    docstring).
+
+    ``services`` and ``pb2_module`` are the generated ``grpc_binding`` tables,
+    ``tenant_field`` the json name of the requests' tenant field, ``schema`` the
+    package's ``messages.SCHEMA`` (None: requests reach the handler as decoded, and
+    ``check_responses`` is not possible). ``handler`` has each rpc's method.
+    """
+
+    def __init__(
+        self,
+        handler: object,
+        *,
+        services: Sequence[GrpcService],
+        pb2_module: str,
+        tenant_field: str,
+        supported_versions: Iterable[str],
+        schema: Schema | None = None,
+        check_responses: bool = False,
+        expose_errors: bool = False,
+    ) -> None:
+        missing = sorted(
+            method.attribute
+            for service in services
+            for method in service.methods
+            if not hasattr(handler, method.attribute)
+        )
+        if missing:
+            raise TypeError(f"the handler lacks the methods {', '.join(missing)}")
+        self.handler = handler
+        self.supported_versions = tuple(supported_versions)
+        self._versions = SupportedVersions(self.supported_versions)
+        self._versions.check(self.supported_versions[0])
+        if check_responses and schema is None:
+            raise ValueError("check_responses needs the schema to check them with")
+        self.schema = schema
+        self.check_responses = check_responses
+        self.expose_errors = expose_errors
+        self.failures = Failures(
+            log, expose_errors=expose_errors, answered=(SystemExit,)
+        )
+        self.tenant_field = tenant_field
+        classes = _message_classes(pb2_module, services)
+        self.services: dict[str, tuple[_Rpc, ...]] = {
+            service.name: tuple(
+                _Rpc(
+                    method,
+                    getattr(handler, method.attribute),
+                    *classes[service.name, method.rpc],
+                    f"/{service.name}/{method.rpc}",
+                )
+                for method in service.methods
+            )
+            for service in services
+        }
+
+    def add_to(self, server: Server) -> None:
+        """Register every service on ``server`` (before it starts)."""
+        for name, rpcs in self.services.items():
+            handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
+                rpc.method.rpc: (
+                    self._streaming(rpc)
+                    if rpc.method.server_streaming
+                    else self._unary(rpc)
+                )
+                for rpc in rpcs
+            }
+            server.add_generic_rpc_handlers(
+                (grpc.method_handlers_generic_handler(name, handlers),)
+            )
+
+    # -------------------------------------------------------------------- calls
+
+    def _request(
+        self, rpc: _Rpc, raw: bytes, context: Context
+    ) -> tuple[dict[str, Any], CallContext]:
+        """The request in canonical form and its ``CallContext``: the version is
+        checked first, since it sets what the request means."""
+        headers = _metadata(context)
+        params = read_service_params(
+            [value for key, value in headers if key == VERSION_KEY],
+            [value for key, value in headers if key == EXTENSIONS_KEY],
+        )
+        self._versions.check(params.version)
+        request_type = rpc.method.request_type
+        try:
+            request = json_format.MessageToDict(rpc.request_class.FromString(raw))
+        except Exception as exc:  # DecodeError, or an Any of a type nobody knows
+            text = f"the request is not a {request_type}: {exc}"
+            raise InvalidArgument(text, [("", text)]) from None
+        if self.schema is not None:
+            request = self.schema.validate(request_type, request)
+        tenant = request.get(self.tenant_field) if self.tenant_field else None
+        context_of_call = CallContext(
+            tenant if isinstance(tenant, str) else "", "grpc", params, headers
+        )
+        return request, context_of_call
+
+    def _encode(self, rpc: _Rpc, answer: object, what: str) -> bytes:
+        """A handler's answer (or event) as the response message's bytes; a value
+        that is no such message is the handler's bug."""
+        if answer is None:
+            answer = {}  # google.protobuf.Empty
+        if not isinstance(answer, Mapping):
+            raise TypeError(
+                f"{rpc.method.rpc}: the handler {what} {type(answer).__name__},"
+                " not a dict"
+            )
+        if self.check_responses:
+            assert self.schema is not None
+            try:
+                self.schema.validate(rpc.method.response_type, answer, answer=True)
+            except ValidationError as exc:
+                raise InvalidResponse(f"{rpc.method.rpc} {what} {exc}") from None
+        message = rpc.response_class()
+        json_format.ParseDict(answer if type(answer) is dict else dict(answer), message)
+        encoded: bytes = message.SerializeToString()
+        return encoded
+
+    def _unary(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
+        async def call(raw: bytes, context: Context) -> bytes:
+            try:
+                request, call_context = self._request(rpc, raw, context)
+                answer = await rpc.call(request, call_context)
+                return self._encode(rpc, answer, "returned")
+            except BaseException as exc:  # _failure re-raises a real cancellation
+                # ``context.abort`` (whose AbortError grpc must see) is only called
+                # here, outside the ``try``: an AbortError inside it is the handler's
+                # own (it has no servicer context), a failure like any other.
+                await self._abort(context, exc, rpc)
+
+        return grpc.unary_unary_rpc_method_handler(call)
+
+    def _streaming(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
+        async def call(raw: bytes, context: Context) -> AsyncIterator[bytes]:
+            try:
+                request, call_context = self._request(rpc, raw, context)
+                events = rpc.call(request, call_context)
+                if isinstance(events, Awaitable):  # ``async def`` returning one
+                    events = await events
+                if not isinstance(events, AsyncIterator):
+                    raise TypeError(
+                        f"{rpc.method.rpc}: the handler returned"
+                        f" {type(events).__name__}, not an async iterator"
+                    )
+                try:
+                    async for event in events:
+                        yield self._encode(rpc, event, "yielded")
+                finally:  # the call ended, failed or was cancelled: so does the handler
+                    close = getattr(events, "aclose", None)
+                    if close is not None:
+                        await close()
+            except BaseException as exc:  # as in _unary; GeneratorExit propagates
+                await self._abort(context, exc, rpc)
+
+        return grpc.unary_stream_rpc_method_handler(call)
+
+    # ----------------------------------------------------------------- failures
+
+    async def _abort(self, context: Context, exc: BaseException, rpc: _Rpc) -> NoReturn:
+        failure = self.failures.of(exc, rpc.where)
+        try:
+            code, details, trailers = status_of(failure)
+        except Exception as failed:  # details a Status cannot carry
+            code, details, trailers = status_of(
+                self.failures.internal(failed, rpc.where)
+            )
+        await context.abort(code, details, trailing_metadata=trailers)
+        raise AssertionError("abort returned")  # pragma: no cover  (abort raises)
+
+
+# ------------------------------------------------------------------ the client side
+
+
+def error_of(error: grpc.aio.AioRpcError) -> Exception:
+    """What the serving side raised, read back from a failed call: the ``A2AError``
+    its Status' first A2A ErrorInfo names; ``Unauthenticated`` (the challenge from a
+    ``www-authenticate`` trailer, else ``Bearer``); ``InvalidArgument`` with the
+    ``BadRequest``'s violations; ``DeadlineExceeded``; else ``error`` itself."""
+    trailers = tuple(error.trailing_metadata() or ())
+    status = decode_status(trailers)
+    message = error.details() or ""
+    if status is not None:
+        found = A2AError.from_status(status)
+        if found is not None:
+            return found
+    code = error.code()
+    if code is grpc.StatusCode.UNAUTHENTICATED:
+        challenge = next(
+            (v for k, v in trailers if k == "www-authenticate" and isinstance(v, str)),
+            "Bearer",
+        )
+        try:
+            return Unauthenticated(message, challenge=challenge)
+        except ValueError:  # a challenge no header can carry
+            return Unauthenticated(message)
+    if code is grpc.StatusCode.INVALID_ARGUMENT:
+        violations = [
+            (str(row.get("field", "")), str(row.get("description", "")))
+            for detail in (status or {}).get("details", ())
+            if detail.get("@type") == BAD_REQUEST_TYPE
+            for row in detail.get("fieldViolations", ())
+        ]
+        return InvalidArgument(message, violations)
+    if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+        return DeadlineExceeded(message)
+    unread: Exception = error  # typed here: grpc may be unstubbed
+    return unread
+
+
+class _Remote(NamedTuple):
+    path: str
+    request_class: type[Message]
+    response_class: type[Message]
+    empty: bool  # answers google.protobuf.Empty: the handler's None
+
+
+class GrpcBackend:
+    """The services of a package called over ``channel`` (a ``grpc.aio.Channel``), in
+    the shape of their handler: ``call`` and ``stream`` take the request dict and the
+    ``CallContext`` of the call being served and give the answer dicts.
+
+    Each call sends ``a2a-version: version``, the context's extensions as
+    ``a2a-extensions``, and the context's headers named in ``forward_headers`` (any
+    case; a ``-bin`` value as its ISO-8859-1 bytes); ``timeout`` (seconds) is its
+    deadline. A failed call raises what ``error_of`` reads from it.
+    """
+
+    def __init__(
+        self,
+        channel: Channel,
+        *,
+        services: Sequence[GrpcService],
+        pb2_module: str,
+        version: str,
+        forward_headers: Iterable[str] = ("authorization",),
+        timeout: float | None = None,
+    ) -> None:
+        self.channel = channel
+        self.version = version
+        self.forward_headers = frozenset(name.lower() for name in forward_headers)
+        self.timeout = timeout
+        classes = _message_classes(pb2_module, services)
+        self._remotes: dict[str, _Remote] = {}
+        for service in services:
+            for method in service.methods:
+                request_class, response_class = classes[service.name, method.rpc]
+                self._remotes[method.rpc] = _Remote(
+                    f"/{service.name}/{method.rpc}",
+                    request_class,
+                    response_class,
+                    response_class.DESCRIPTOR.full_name == "google.protobuf.Empty",
+                )
+
+    def metadata(self, context: CallContext | None) -> list[tuple[str, str | bytes]]:
+        """What a call made for ``context`` sends as metadata (keys lower-case: grpc
+        refuses others)."""
+        sent: list[tuple[str, str | bytes]] = [("a2a-version", self.version)]
+        if context is None:
+            return sent
+        if context.params.extensions:
+            sent.append(("a2a-extensions", ", ".join(context.params.extensions)))
+        for key, value in context.headers:
+            if key in self.forward_headers:
+                binary = key.endswith("-bin")
+                sent.append((key, value.encode("latin-1") if binary else value))
+        return sent
+
+    def _encode(self, remote: _Remote, request: Mapping[str, Any]) -> bytes:
+        message = remote.request_class()
+        json_format.ParseDict(dict(request), message)
+        encoded: bytes = message.SerializeToString()
+        return encoded
+
+    def _decode(self, remote: _Remote, raw: bytes) -> Any:
+        if remote.empty:
+            return None
+        return json_format.MessageToDict(remote.response_class.FromString(raw))
+
+    async def call(
+        self, rpc: str, request: Mapping[str, Any], context: CallContext | None = None
+    ) -> Any:
+        """The answer of unary ``rpc`` (None for ``google.protobuf.Empty``)."""
+        remote = self._remotes[rpc]
+        send: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = self.channel.unary_unary(
+            remote.path
+        )
+        try:
+            raw = await send(
+                self._encode(remote, request),
+                metadata=self.metadata(context),
+                timeout=self.timeout,
+            )
+        except grpc.aio.AioRpcError as error:
+            raise error_of(error) from None
+        return self._decode(remote, raw)
+
+    async def stream(
+        self, rpc: str, request: Mapping[str, Any], context: CallContext | None = None
+    ) -> AsyncIterator[Any]:
+        """The events of server-streaming ``rpc``; leaving early cancels the call."""
+        remote = self._remotes[rpc]
+        open_stream: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = (
+            self.channel.unary_stream(remote.path)
+        )
+        call = open_stream(
+            self._encode(remote, request),
+            metadata=self.metadata(context),
+            timeout=self.timeout,
+        )
+        try:
+            async for raw in call:
+                yield self._decode(remote, raw)
+        except grpc.aio.AioRpcError as error:
+            raise error_of(error) from None
+        finally:
+            call.cancel()  # nothing when the call is over; else the server stops too

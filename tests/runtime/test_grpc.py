@@ -1,0 +1,848 @@
+"""The gRPC binding's runtime (``codegen/runtime/_grpc.py``) on a real ``grpc.aio``
+server on loopback, called with raw channels and a2a-sdk's message classes.
+
+The validation tables are the committed package's ``messages.py`` loaded as a module
+of ``codegen.runtime`` (so its ``Schema`` is the runtime's own); the service table is
+read from a2a-sdk's descriptor. Each test checks one promise of the module docstring:
+what reaches the handler, answers and streams, every error form in the status trailer,
+cancellation and deadlines, and the checks made at registration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+import re
+import sys
+import types
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import grpc
+import grpc.aio
+import pytest
+from a2a.types import a2a_pb2 as pb
+from google.protobuf import empty_pb2, json_format
+from google.rpc import error_details_pb2, status_pb2
+
+from codegen.runtime._errors import A2A_ERRORS, A2AError
+from codegen.runtime._failure import Failure, InvalidArgument, Refusal, Unauthenticated
+from codegen.runtime._grpc import (
+    INVALID_PARAMS_REASON,
+    STATUS_DETAILS_KEY,
+    GrpcBinding,
+    GrpcMethod,
+    GrpcService,
+    decode_status,
+    encode_status,
+    status_of,
+)
+from codegen.runtime._request import CallContext
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVICE = "lf.a2a.v1.A2AService"
+V1 = (("a2a-version", "1.0"),)
+COUNTS = hasattr(asyncio.Task, "cancelling")
+
+
+def _messages() -> types.ModuleType:
+    """generated/a2a_binding/messages.py as ``codegen.runtime._test_a2a_messages``."""
+    name = "codegen.runtime._test_a2a_messages"
+    if name not in sys.modules:
+        path = ROOT / "generated" / "a2a_binding" / "messages.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+SCHEMA = _messages().SCHEMA
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+SERVICES = (
+    GrpcService(
+        SERVICE,
+        tuple(
+            GrpcMethod(
+                m.name,
+                _snake(m.name),
+                m.input_type.full_name,
+                m.output_type.full_name,
+                m.server_streaming,
+            )
+            for m in pb.DESCRIPTOR.services_by_name["A2AService"].methods
+        ),
+    ),
+)
+METHODS = {m.rpc: m for m in SERVICES[0].methods}
+REQUEST = {m.name: m.input_type for m in pb.DESCRIPTOR.services_by_name["A2AService"].methods}
+
+
+def _message(text: str = "hi") -> pb.Message:
+    return pb.Message(message_id="m1", role=pb.ROLE_USER, parts=[pb.Part(text=text)])
+
+
+class Handler:
+    """Every rpc: records what it got; SendMessage echoes, streams yield two events."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, Any, CallContext]] = []
+        self.events: list[str] = []
+        self.override: dict[str, Callable[..., Any]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda request, context: self._dispatch(name, request, context)
+
+    def _dispatch(self, name: str, request: Any, context: CallContext) -> Any:
+        self.seen.append((name, request, context))
+        if name in self.override:
+            return self.override[name](request, context)
+        if name in ("send_streaming_message", "subscribe_to_task"):
+            return self._stream(request)
+        return self._answer(name, request)
+
+    async def _answer(self, name: str, request: Any) -> Any:
+        if name == "send_message":
+            return {"message": {"messageId": "a1", "role": "ROLE_AGENT", "parts": request["message"]["parts"]}}
+        if name == "delete_task_push_notification_config":
+            return None
+        if name == "get_task":
+            return {"id": request["id"], "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}
+        return {}
+
+    async def _stream(self, request: Any) -> AsyncIterator[Any]:
+        try:
+            for n in range(2):
+                yield {"statusUpdate": {"taskId": f"t{n}", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}
+        finally:
+            self.events.append("closed")
+
+
+@asynccontextmanager
+async def serving(handler: Any, **options: Any) -> AsyncIterator[grpc.aio.Channel]:
+    options.setdefault("supported_versions", ("1.0",))
+    options.setdefault("schema", SCHEMA)
+    server = grpc.aio.server()
+    GrpcBinding(
+        handler, services=SERVICES, pb2_module="a2a.types.a2a_pb2", tenant_field="tenant", **options
+    ).add_to(server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            yield channel
+    finally:
+        await server.stop(None)
+
+
+def _response_class(rpc: str) -> Any:
+    name = METHODS[rpc].response_type
+    return empty_pb2.Empty if name == "google.protobuf.Empty" else getattr(pb, name.rsplit(".", 1)[1])
+
+
+def unary(channel: grpc.aio.Channel, rpc: str) -> Any:
+    return channel.unary_unary(
+        f"/{SERVICE}/{rpc}",
+        request_serializer=lambda m: m if isinstance(m, bytes) else m.SerializeToString(),
+        response_deserializer=_response_class(rpc).FromString,
+    )
+
+
+def streaming(channel: grpc.aio.Channel, rpc: str) -> Any:
+    return channel.unary_stream(
+        f"/{SERVICE}/{rpc}",
+        request_serializer=lambda m: m.SerializeToString(),
+        response_deserializer=pb.StreamResponse.FromString,
+    )
+
+
+def run(scenario: Callable[[], Awaitable[Any]]) -> Any:
+    return asyncio.run(asyncio.wait_for(scenario(), 30))
+
+
+async def failed(call: Awaitable[Any]) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call
+    return caught.value
+
+
+def status(error: grpc.aio.AioRpcError) -> status_pb2.Status:
+    """The Status trailer, checked against the call's own code and details."""
+    blob = dict(error.trailing_metadata() or ())[STATUS_DETAILS_KEY]
+    found = status_pb2.Status.FromString(blob)
+    assert found.code == error.code().value[0] and found.message == error.details()
+    return found
+
+
+def infos(found: status_pb2.Status) -> list[error_details_pb2.ErrorInfo]:
+    out = []
+    for detail in found.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            out.append(info)
+    return out
+
+
+def bad_requests(found: status_pb2.Status) -> list[error_details_pb2.BadRequest]:
+    out = []
+    for detail in found.details:
+        if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad = error_details_pb2.BadRequest()
+            detail.Unpack(bad)
+            out.append(bad)
+    return out
+
+
+# ----------------------------------------------------------------- what arrives
+
+
+def test_a_unary_call_reaches_the_handler_in_canonical_form() -> None:
+    handler = Handler()
+
+    async def scenario() -> Any:
+        async with serving(handler) as channel:
+            request = pb.SendMessageRequest(
+                tenant="acme", message=_message(), configuration=pb.SendMessageConfiguration(history_length=3)
+            )
+            metadata = V1 + (("a2a-extensions", "https://x/a, https://x/b"), ("a2a-extensions", "https://x/c"),
+                             ("authorization", "Bearer t"), ("blob-bin", b"\x00\xff"))
+            return await unary(channel, "SendMessage")(request, metadata=metadata, timeout=10)
+
+    answer = run(scenario)
+    assert answer.message.parts[0].text == "hi" and answer.message.role == pb.ROLE_AGENT
+    name, request, context = handler.seen[0]
+    assert name == "send_message"
+    assert request == {
+        "tenant": "acme",
+        "message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]},
+        "configuration": {"historyLength": 3},
+    }
+    assert (context.tenant, context.binding, context.base_url) == ("acme", "grpc", "")
+    assert context.params.version == "1.0"
+    assert context.params.extensions == ("https://x/a", "https://x/b", "https://x/c")
+    assert context.header("authorization") == "Bearer t"
+    assert ("blob-bin", "\x00\xff") in context.headers
+
+
+def test_int64_and_enum_fields_arrive_as_protojson_and_no_tenant_is_empty() -> None:
+    handler = Handler()
+
+    async def scenario() -> None:
+        async with serving(handler) as channel:
+            await unary(channel, "ListTasks")(
+                pb.ListTasksRequest(status=pb.TASK_STATE_WORKING, page_size=5), metadata=V1, timeout=10
+            )
+
+    run(scenario)
+    _, request, context = handler.seen[0]
+    assert request == {"status": "TASK_STATE_WORKING", "pageSize": 5}
+    assert context.tenant == ""
+
+
+def test_empty_answers_and_validate_off() -> None:
+    handler = Handler()
+
+    async def scenario() -> Any:
+        async with serving(handler, schema=None) as channel:
+            deleted = await unary(channel, "DeleteTaskPushNotificationConfig")(
+                pb.DeleteTaskPushNotificationConfigRequest(task_id="t", id="c"), metadata=V1, timeout=10
+            )
+            # validation is off: the missing REQUIRED message reaches the handler
+            handler.override["send_message"] = lambda request, context: _const({"task": {"id": "x"}})
+            sent = await unary(channel, "SendMessage")(pb.SendMessageRequest(), metadata=V1, timeout=10)
+            return deleted, sent
+
+    deleted, sent = run(scenario)
+    assert deleted == empty_pb2.Empty() and sent.task.id == "x"
+    assert handler.seen[1][1] == {}
+
+
+async def _const(value: Any) -> Any:
+    return value
+
+
+def test_streams_stream_and_the_iterator_is_closed() -> None:
+    handler = Handler()
+
+    async def scenario() -> list[Any]:
+        async with serving(handler) as channel:
+            call = streaming(channel, "SendStreamingMessage")(
+                pb.SendMessageRequest(message=_message()), metadata=V1, timeout=10
+            )
+            return [event async for event in call]
+
+    events = run(scenario)
+    assert [e.status_update.task_id for e in events] == ["t0", "t1"]
+    assert handler.events == ["closed"]
+
+
+def test_a_stream_from_an_async_def_returning_an_iterator() -> None:
+    handler = Handler()
+
+    async def returns_iterator(request: Any, context: CallContext) -> Any:
+        return handler._stream(request)
+
+    handler.override["subscribe_to_task"] = returns_iterator
+
+    async def scenario() -> list[Any]:
+        async with serving(handler) as channel:
+            call = streaming(channel, "SubscribeToTask")(pb.SubscribeToTaskRequest(id="t"), metadata=V1, timeout=10)
+            return [event async for event in call]
+
+    assert len(run(scenario)) == 2
+
+
+def test_a_stream_from_an_iterator_without_aclose() -> None:
+    class Two:
+        def __init__(self) -> None:
+            self.left = 2
+
+        def __aiter__(self) -> Two:
+            return self
+
+        async def __anext__(self) -> Any:
+            if not self.left:
+                raise StopAsyncIteration
+            self.left -= 1
+            return {"task": {"id": str(self.left)}}
+
+    handler = Handler()
+    handler.override["subscribe_to_task"] = lambda request, context: Two()
+
+    async def scenario() -> list[Any]:
+        async with serving(handler) as channel:
+            call = streaming(channel, "SubscribeToTask")(pb.SubscribeToTaskRequest(id="t"), metadata=V1, timeout=10)
+            return [event.task.id async for event in call]
+
+    assert run(scenario) == ["1", "0"]
+
+
+# ---------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("name", sorted(A2A_ERRORS))
+def test_every_a2a_error_is_its_code_with_the_error_info(name: str) -> None:
+    kind = A2A_ERRORS[name]
+    handler = Handler()
+
+    async def refuse(request: Any, context: CallContext) -> Any:
+        raise A2AError(name, f"{name} for tâche-✓", metadata={"taskId": "tâche-✓"})
+
+    handler.override["get_task"] = refuse
+
+    async def scenario() -> grpc.aio.AioRpcError:
+        async with serving(handler) as channel:
+            return await failed(unary(channel, "GetTask")(pb.GetTaskRequest(id="t"), metadata=V1, timeout=10))
+
+    error = run(scenario)
+    assert error.code().name == kind.grpc_status
+    assert error.details() == f"{name} for tâche-✓"
+    found = status(error)
+    [info] = infos(found)
+    assert (info.reason, info.domain, dict(info.metadata)) == (kind.reason, "a2a-protocol.org", {"taskId": "tâche-✓"})
+
+
+def test_unauthenticated_carries_its_challenge_in_a_trailer() -> None:
+    handler = Handler()
+
+    async def refuse(request: Any, context: CallContext) -> Any:
+        raise Unauthenticated("needs a token", challenge='Bearer realm="x"')
+
+    handler.override["get_extended_agent_card"] = refuse
+
+    async def scenario() -> grpc.aio.AioRpcError:
+        async with serving(handler) as channel:
+            call = unary(channel, "GetExtendedAgentCard")(pb.GetExtendedAgentCardRequest(), metadata=V1, timeout=10)
+            return await failed(call)
+
+    error = run(scenario)
+    assert (error.code(), error.details()) == (grpc.StatusCode.UNAUTHENTICATED, "needs a token")
+    assert dict(error.trailing_metadata())["www-authenticate"] == 'Bearer realm="x"'
+    assert list(status(error).details) == []
+
+
+def test_a_refused_request_is_invalid_argument_with_bad_request_and_invalid_params() -> None:
+    handler = Handler()
+
+    async def scenario() -> grpc.aio.AioRpcError:
+        async with serving(handler) as channel:
+            return await failed(unary(channel, "SendMessage")(pb.SendMessageRequest(), metadata=V1, timeout=10))
+
+    error = run(scenario)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and handler.seen == []
+    found = status(error)
+    [bad] = bad_requests(found)
+    assert [(v.field, v.description) for v in bad.field_violations] == [("message", "a REQUIRED field is missing")]
+    assert [(i.reason, i.domain) for i in infos(found)] == [(INVALID_PARAMS_REASON, "a2a-protocol.org")]
+
+
+def test_an_enum_number_that_names_no_value_is_refused() -> None:
+    async def scenario() -> grpc.aio.AioRpcError:
+        async with serving(Handler()) as channel:
+            request = pb.ListTasksRequest()
+            request.status = 77  # type: ignore[assignment]
+            return await failed(unary(channel, "ListTasks")(request, metadata=V1, timeout=10))
+
+    error = run(scenario)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert bad_requests(status(error))[0].field_violations[0].field == "status"
+
+
+def test_a_handler_refusal_and_undecodable_bytes_are_invalid_argument() -> None:
+    handler = Handler()
+
+    async def refuse(request: Any, context: CallContext) -> Any:
+        raise InvalidArgument("no", [("id", "too short")])
+
+    handler.override["get_task"] = refuse
+
+    async def scenario() -> tuple[grpc.aio.AioRpcError, grpc.aio.AioRpcError]:
+        async with serving(handler) as channel:
+            refused = await failed(unary(channel, "GetTask")(pb.GetTaskRequest(id="t"), metadata=V1, timeout=10))
+            garbage = await failed(unary(channel, "GetTask")(b"\xff\xff\xff", metadata=V1, timeout=10))
+            return refused, garbage
+
+    refused, garbage = run(scenario)
+    assert bad_requests(status(refused))[0].field_violations[0].field == "id"
+    assert garbage.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert garbage.details().startswith("the request is not a lf.a2a.v1.GetTaskRequest")
+    assert infos(status(garbage))[0].reason == INVALID_PARAMS_REASON
+
+
+@pytest.mark.parametrize(
+    ("metadata", "supported", "ok"),
+    [
+        ((), ("1.0",), False),  # none is 0.3
+        ((), ("1.0", "0.3"), True),
+        ((("a2a-version", "2.0"),), ("1.0",), False),
+        ((("a2a-version", "1.0.7"),), ("1.0",), True),
+        ((("a2a-version", "1.0"), ("a2a-version", "0.3")), ("1.0", "0.3"), False),
+    ],
+)
+def test_the_version_is_checked(metadata: tuple[Any, ...], supported: tuple[str, ...], ok: bool) -> None:
+    async def scenario() -> Any:
+        async with serving(Handler(), supported_versions=supported) as channel:
+            call = unary(channel, "GetTask")(pb.GetTaskRequest(id="t"), metadata=metadata, timeout=10)
+            return await call if ok else await failed(call)
+
+    outcome = run(scenario)
+    if ok:
+        assert outcome.id == "t"
+    else:
+        assert outcome.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert infos(status(outcome))[0].reason == "VERSION_NOT_SUPPORTED"
+
+
+def _internal(handler: Handler, rpc: str, request: Any, **options: Any) -> grpc.aio.AioRpcError:
+    async def scenario() -> grpc.aio.AioRpcError:
+        async with serving(handler, **options) as channel:
+            make = streaming if METHODS[rpc].server_streaming else unary
+            call = make(channel, rpc)(request, metadata=V1, timeout=10)
+            if METHODS[rpc].server_streaming:
+                async def drain() -> None:
+                    async for _ in call:
+                        pass
+                return await failed(drain())
+            return await failed(call)
+
+    return run(scenario)
+
+
+async def _raises(exc: BaseException) -> Any:
+    raise exc
+
+
+@pytest.mark.parametrize(
+    ("rpc", "answer"),
+    [
+        ("GetTask", lambda request, context: _raises(RuntimeError("secret internals"))),
+        ("GetTask", lambda request, context: _const(["not", "a", "dict"])),
+        ("GetTask", lambda request, context: _const({"noSuchField": 1})),
+        ("GetTask", lambda request, context: {"id": "not awaitable"}),
+        ("GetTask", lambda request, context: _raises(SystemExit(3))),
+        # grpc would answer OK for it: the handler has no call to abort
+        ("GetTask", lambda request, context: _raises(grpc.aio.AbortError())),
+        ("SubscribeToTask", lambda request, context: _raises(grpc.aio.AbortError())),
+        ("GetTask", lambda request, context: _raises(InvalidArgument("x", [("a", 1)]))),  # type: ignore[list-item]
+        ("GetTask", lambda request, context: _raises(Refusal(Failure(400, "INVALID_ARGUMENT", "m", 0, ({"@type": "nope"},))))),
+        ("SubscribeToTask", lambda request, context: _const({"not": "an iterator"})),
+    ],
+)
+def test_a_handler_bug_is_internal_without_its_text(
+    rpc: str, answer: Callable[..., Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    handler = Handler()
+    handler.override[_snake(rpc)] = answer
+    request = REQUEST_OF[rpc]
+    with caplog.at_level(logging.ERROR):
+        error = _internal(handler, rpc, request)
+    assert (error.code(), error.details()) == (grpc.StatusCode.INTERNAL, "internal error")
+    assert list(status(error).details) == []
+    assert f"/{SERVICE}/{rpc} failed" in caplog.text
+
+
+REQUEST_OF = {"GetTask": pb.GetTaskRequest(id="t"), "SubscribeToTask": pb.SubscribeToTaskRequest(id="t")}
+
+
+def test_expose_errors_shows_the_text() -> None:
+    handler = Handler()
+    handler.override["get_task"] = lambda request, context: _raises(RuntimeError("secret internals"))
+    error = _internal(handler, "GetTask", REQUEST_OF["GetTask"], expose_errors=True)
+    assert error.details() == "RuntimeError: secret internals"
+
+
+def test_check_responses_refuses_an_answer_that_is_not_the_message(caplog: pytest.LogCaptureFixture) -> None:
+    handler = Handler()
+    handler.override["get_task"] = lambda request, context: _const({"id": "t", "status": {"state": "DONE"}})
+    with caplog.at_level(logging.ERROR):
+        error = _internal(handler, "GetTask", REQUEST_OF["GetTask"], check_responses=True)
+    assert error.code() == grpc.StatusCode.INTERNAL
+    assert "GetTask returned" in caplog.text and "status.state" in caplog.text
+
+
+def test_an_error_in_the_middle_of_a_stream_ends_it_with_the_status() -> None:
+    handler = Handler()
+    closed: list[str] = []
+
+    async def events(request: Any, context: CallContext) -> AsyncIterator[Any]:
+        try:
+            yield {"task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}
+            raise A2AError("TaskNotFoundError", "gone mid-stream")
+        finally:
+            closed.append("finally")
+
+    handler.override["subscribe_to_task"] = events
+
+    async def scenario() -> tuple[list[Any], grpc.aio.AioRpcError]:
+        seen: list[Any] = []
+        async with serving(handler) as channel:
+            call = streaming(channel, "SubscribeToTask")(pb.SubscribeToTaskRequest(id="t"), metadata=V1, timeout=10)
+
+            async def drain() -> None:
+                async for event in call:
+                    seen.append(event)
+
+            return seen, await failed(drain())
+
+    seen, error = run(scenario)
+    assert [e.task.id for e in seen] == ["t"] and closed == ["finally"]
+    assert (error.code(), error.details()) == (grpc.StatusCode.NOT_FOUND, "gone mid-stream")
+    assert infos(status(error))[0].reason == "TASK_NOT_FOUND"
+
+
+def test_a_cancelled_error_the_handler_raised_itself_is_a_failure() -> None:
+    if not COUNTS:
+        pytest.skip("before Python 3.11 the two cancellations cannot be told apart")
+    handler = Handler()
+
+    async def awaits_a_cancelled_task(request: Any, context: CallContext) -> Any:
+        other = asyncio.ensure_future(asyncio.sleep(10))
+        other.cancel()
+        return await other
+
+    handler.override["get_task"] = awaits_a_cancelled_task
+    error = _internal(handler, "GetTask", REQUEST_OF["GetTask"])
+    assert error.code() == grpc.StatusCode.INTERNAL
+
+
+# --------------------------------------------------------- cancellation, deadlines
+
+
+def test_a_deadline_cancels_a_unary_handler() -> None:
+    handler = Handler()
+    saw: list[str] = []
+
+    async def slow(request: Any, context: CallContext) -> Any:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            saw.append("cancelled")
+            raise
+
+    handler.override["get_task"] = slow
+
+    async def scenario() -> grpc.aio.AioRpcError:
+        async with serving(handler) as channel:
+            error = await failed(unary(channel, "GetTask")(pb.GetTaskRequest(id="t"), metadata=V1, timeout=0.3))
+            for _ in range(50):
+                if saw:
+                    break
+                await asyncio.sleep(0.02)
+            return error
+
+    error = run(scenario)
+    assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert saw == ["cancelled"]
+
+
+@pytest.mark.parametrize("how", ["deadline", "cancel", "backpressure"])
+def test_a_stream_that_ends_early_closes_the_handlers_iterator(how: str) -> None:
+    handler = Handler()
+    saw: list[str] = []
+
+    async def endless(request: Any, context: CallContext) -> AsyncIterator[Any]:
+        big = "x" * 1_000_000 if how == "backpressure" else "x"
+        try:
+            for n in range(10_000):
+                if how != "backpressure":
+                    await asyncio.sleep(0.05)
+                yield {"message": {"messageId": str(n), "role": "ROLE_AGENT", "parts": [{"text": big}]}}
+        except asyncio.CancelledError:
+            saw.append("CancelledError")
+            raise
+        except GeneratorExit:
+            saw.append("GeneratorExit")
+            raise
+        finally:
+            saw.append("finally")
+
+    handler.override["send_streaming_message"] = endless
+
+    async def scenario() -> None:
+        async with serving(handler) as channel:
+            call = streaming(channel, "SendStreamingMessage")(
+                pb.SendMessageRequest(message=_message()), metadata=V1, timeout=0.5 if how == "deadline" else 10
+            )
+            await call.read()
+            if how == "deadline":
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    while True:
+                        await call.read()
+                assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            else:
+                await asyncio.sleep(0.3)
+                call.cancel()
+            for _ in range(100):
+                if "finally" in saw:
+                    break
+                await asyncio.sleep(0.02)
+
+    run(scenario)
+    assert saw[-1] == "finally" and saw[0] in ("CancelledError", "GeneratorExit"), saw
+
+
+# ------------------------------------------------------------------ registration
+
+
+def test_registration_checks_the_handler_the_module_and_the_options() -> None:
+    with pytest.raises(TypeError, match="lacks the methods .*get_task"):
+        GrpcBinding(object(), services=SERVICES, pb2_module="a2a.types.a2a_pb2", tenant_field="tenant",
+                    supported_versions=("1.0",))
+    options: dict[str, Any] = {"services": SERVICES, "tenant_field": "tenant", "supported_versions": ("1.0",)}
+    with pytest.raises(ImportError, match="cannot import no_such_pb2"):
+        GrpcBinding(Handler(), pb2_module="no_such_pb2", **options)
+    with pytest.raises(TypeError, match="is not a module protoc"):
+        GrpcBinding(Handler(), pb2_module="json", **options)
+    with pytest.raises(TypeError, match="does not define lf.a2a.v1.Other"):
+        GrpcBinding(Handler(), pb2_module="a2a.types.a2a_pb2",
+                    **{**options, "services": (GrpcService("lf.a2a.v1.Other", ()),)})
+    changed = GrpcService(SERVICE, (METHODS["GetTask"]._replace(server_streaming=True),))
+    with pytest.raises(TypeError, match="otherwise than this package"):
+        GrpcBinding(Handler(), pb2_module="a2a.types.a2a_pb2", **{**options, "services": (changed,)})
+    with pytest.raises(ValueError, match="check_responses needs the schema"):
+        GrpcBinding(Handler(), pb2_module="a2a.types.a2a_pb2", check_responses=True, **options)
+    with pytest.raises(ValueError, match="not Major.Minor"):
+        GrpcBinding(Handler(), pb2_module="a2a.types.a2a_pb2", **{**options, "supported_versions": ("one",)})
+
+
+def test_an_unknown_method_is_unimplemented() -> None:
+    async def scenario() -> grpc.aio.AioRpcError:
+        async with serving(Handler()) as channel:
+            call = channel.unary_unary(f"/{SERVICE}/NoSuchRpc")(b"", metadata=V1, timeout=10)
+            return await failed(call)
+
+    assert run(scenario).code() == grpc.StatusCode.UNIMPLEMENTED
+
+
+# -------------------------------------------------------------- the status trailer
+
+
+def test_encode_status_is_googleapis_bytes_and_decodes_back() -> None:
+    details = [
+        {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "R", "domain": "d", "metadata": {"k": "v"}},
+        {"@type": "type.googleapis.com/google.rpc.BadRequest",
+         "fieldViolations": [{"field": "a", "description": "b", "reason": "c"}]},
+    ]
+    blob = encode_status(grpc.StatusCode.NOT_FOUND, "gone ✓", details)
+    expected = status_pb2.Status()
+    json_format.ParseDict({"code": 5, "message": "gone ✓", "details": details}, expected)
+    assert blob == expected.SerializeToString()
+    decoded = decode_status([("other", "x"), (STATUS_DETAILS_KEY, blob)])
+    assert decoded == {"code": 5, "message": "gone ✓", "details": details}
+    assert all(type(d) is dict for d in decoded["details"])
+
+
+def test_decode_status_without_a_readable_trailer() -> None:
+    assert decode_status(None) is None
+    assert decode_status([(STATUS_DETAILS_KEY, "not bytes")]) is None
+    assert decode_status([(STATUS_DETAILS_KEY, b"\xff\xff")]) is None
+    other = status_pb2.Status(code=5, message="m")
+    other.details.add().Pack(error_details_pb2.RetryInfo())  # a type the pool lacks
+    assert decode_status([(STATUS_DETAILS_KEY, other.SerializeToString())]) == {
+        "code": 5, "message": "m", "details": []}
+
+
+def test_status_of_adds_invalid_params_only_beside_a_bare_bad_request() -> None:
+    from codegen.runtime._failure import bad_request, failure_of
+
+    code, message, trailers = status_of(bad_request("bad", [("f", "why")]))
+    found = status_pb2.Status.FromString(dict(trailers)[STATUS_DETAILS_KEY])
+    assert (code, message) == (grpc.StatusCode.INVALID_ARGUMENT, "bad")
+    assert [i.reason for i in infos(found)] == [INVALID_PARAMS_REASON] and len(bad_requests(found)) == 1
+    content_type = failure_of(A2AError("ContentTypeNotSupportedError", "no"))
+    assert content_type is not None
+    _, _, trailers = status_of(content_type)
+    found = status_pb2.Status.FromString(dict(trailers)[STATUS_DETAILS_KEY])
+    assert [i.reason for i in infos(found)] == ["CONTENT_TYPE_NOT_SUPPORTED"]
+    assert status_of(Failure(500, "NO_SUCH_CODE", "m", 0))[0] == grpc.StatusCode.UNKNOWN
+
+
+# --------------------------------------------------------------- the client side
+
+
+from codegen.runtime._cancellation import DeadlineExceeded  # noqa: E402
+from codegen.runtime._grpc import GrpcBackend, error_of  # noqa: E402
+from codegen.runtime._params import ServiceParams  # noqa: E402
+
+
+def _backend(channel: grpc.aio.Channel, **options: Any) -> GrpcBackend:
+    return GrpcBackend(channel, services=SERVICES, pb2_module="a2a.types.a2a_pb2", version="1.0", **options)
+
+
+SERVED = CallContext(
+    "acme", "jsonrpc", ServiceParams("1.0", ("https://x/a", "https://x/b")),
+    (("authorization", "Bearer t"), ("cookie", "secret"), ("trace-bin", "\x00\xff")),
+)
+
+
+def test_the_backend_calls_and_streams_with_the_contexts_metadata() -> None:
+    handler = Handler()
+
+    async def scenario() -> tuple[Any, Any, list[Any]]:
+        async with serving(handler) as channel:
+            backend = _backend(channel, forward_headers=("Authorization", "trace-bin"), timeout=10)
+            sent = await backend.call("SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER",
+                                                                  "parts": [{"text": "hi"}]}}, SERVED)
+            deleted = await backend.call("DeleteTaskPushNotificationConfig", {"taskId": "t", "id": "c"})
+            events = [e async for e in backend.stream("SubscribeToTask", {"id": "t"}, SERVED)]
+            return sent, deleted, events
+
+    sent, deleted, events = run(scenario)
+    assert sent == {"message": {"messageId": "a1", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}}
+    assert deleted is None and [e["statusUpdate"]["taskId"] for e in events] == ["t0", "t1"]
+    _, _, context = handler.seen[0]
+    assert context.params == ServiceParams("1.0", ("https://x/a", "https://x/b"))
+    assert context.header("authorization") == "Bearer t" and context.header("cookie") is None
+    assert ("trace-bin", "\x00\xff") in context.headers
+    assert handler.seen[1][2].params.extensions == ()  # no context: the version alone
+
+    offline = _backend(None)  # type: ignore[arg-type]  # metadata needs no channel
+    assert offline.metadata(None) == [("a2a-version", "1.0")]
+    plain = CallContext("", "http+json", ServiceParams("1.0", ()), (("authorization", "Bearer t"),))
+    assert offline.metadata(plain) == [("a2a-version", "1.0"), ("authorization", "Bearer t")]
+
+
+@pytest.mark.parametrize(
+    ("raised", "check"),
+    [
+        (lambda: A2AError("TaskNotFoundError", "gone", metadata={"taskId": "t"}),
+         lambda e: isinstance(e, A2AError) and (e.name, e.message, e.metadata) == (
+             "TaskNotFoundError", "gone", {"taskId": "t"})),
+        (lambda: Unauthenticated("who?", challenge='Bearer realm="r"'),
+         lambda e: isinstance(e, Unauthenticated) and (e.message, e.challenge) == ("who?", 'Bearer realm="r"')),
+        (lambda: InvalidArgument("bad", [("id", "short")]),
+         lambda e: isinstance(e, InvalidArgument) and e.violations == (("id", "short"),)),
+        (lambda: RuntimeError("bug"),
+         lambda e: isinstance(e, grpc.aio.AioRpcError) and e.code() == grpc.StatusCode.INTERNAL),
+    ],
+)
+def test_the_backend_raises_what_the_server_raised(raised: Callable[[], BaseException],
+                                                   check: Callable[[Exception], bool]) -> None:
+    handler = Handler()
+    handler.override["get_task"] = lambda request, context: _raises(raised())
+
+    async def events(request: Any, context: CallContext) -> AsyncIterator[Any]:
+        yield {"task": {"id": "t"}}
+        raise raised()
+
+    handler.override["subscribe_to_task"] = events
+
+    async def scenario() -> tuple[Exception, Exception]:
+        async with serving(handler) as channel:
+            backend = _backend(channel)
+            with pytest.raises(Exception) as unary_error:
+                await backend.call("GetTask", {"id": "t"}, SERVED)
+            with pytest.raises(Exception) as stream_error:
+                async for _ in backend.stream("SubscribeToTask", {"id": "t"}, SERVED):
+                    pass
+            return unary_error.value, stream_error.value
+
+    for error in run(scenario):
+        assert check(error), repr(error)
+
+
+def test_the_backend_deadline_and_leaving_a_stream_early() -> None:
+    handler = Handler()
+    saw: list[str] = []
+
+    async def slow(request: Any, context: CallContext) -> Any:
+        await asyncio.sleep(30)
+
+    async def endless(request: Any, context: CallContext) -> AsyncIterator[Any]:
+        try:
+            while True:
+                yield {"task": {"id": "t"}}
+                await asyncio.sleep(0.02)
+        finally:
+            saw.append("closed")
+
+    handler.override["get_task"] = slow
+    handler.override["subscribe_to_task"] = endless
+
+    async def scenario() -> None:
+        async with serving(handler) as channel:
+            with pytest.raises(DeadlineExceeded):
+                await _backend(channel, timeout=0.2).call("GetTask", {"id": "t"}, SERVED)
+            stream = _backend(channel).stream("SubscribeToTask", {"id": "t"}, SERVED)
+            assert await anext(stream) == {"task": {"id": "t"}}
+            await stream.aclose()  # the call is cancelled: the server's iterator closes
+            for _ in range(100):
+                if saw:
+                    break
+                await asyncio.sleep(0.02)
+
+    run(scenario)
+    assert saw == ["closed"]
+
+
+class _Failed(grpc.aio.AioRpcError):
+    def __init__(self, code: grpc.StatusCode, details: str, trailers: tuple[Any, ...]) -> None:
+        super().__init__(code, grpc.aio.Metadata(), grpc.aio.Metadata(*trailers), details)
+
+
+def test_error_of_reads_what_a_peer_may_send() -> None:
+    bad = status_pb2.Status(code=3, message="m")
+    bad.details.add().Pack(error_details_pb2.BadRequest(
+        field_violations=[error_details_pb2.BadRequest.FieldViolation(field="f", description="d")]))
+    invalid = error_of(_Failed(grpc.StatusCode.INVALID_ARGUMENT, "m", ((STATUS_DETAILS_KEY, bad.SerializeToString()),)))
+    assert isinstance(invalid, InvalidArgument) and invalid.violations == (("f", "d"),)
+    bare = error_of(_Failed(grpc.StatusCode.INVALID_ARGUMENT, "m", ()))
+    assert isinstance(bare, InvalidArgument) and bare.violations == ()
+    odd = error_of(_Failed(grpc.StatusCode.UNAUTHENTICATED, "no", (("www-authenticate", "Bearer\x7f"),)))
+    assert isinstance(odd, Unauthenticated) and odd.challenge == "Bearer"
+    other_domain = status_pb2.Status(code=5, message="x")
+    other_domain.details.add().Pack(error_details_pb2.ErrorInfo(reason="TASK_NOT_FOUND", domain="example.com"))
+    unread = _Failed(grpc.StatusCode.NOT_FOUND, "x", ((STATUS_DETAILS_KEY, other_domain.SerializeToString()),))
+    assert error_of(unread) is unread
