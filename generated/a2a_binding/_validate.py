@@ -440,6 +440,7 @@ class _Field:
         "scalar",
         "walk",
         "target",
+        "singular_message",
     )
 
     def __init__(self, schema: Schema, rule: FieldRule) -> None:
@@ -482,6 +483,13 @@ class _Field:
         self.walk: Callable[[_Walk, _Field, object, str, int], Any] = (
             self.outer or self.nested or _Walk.element
         )
+        # walked by _Walk.message itself, its target compiled on first use
+        self.singular_message = kind == "message" and self.outer is None
+
+    def resolve(self, schema: Schema) -> _Message:
+        """The message type of a message field, compiled once."""
+        target = self.target = schema._message(self.type_name)
+        return target
 
     def problem(self, item: object) -> str:
         return _describe(self.kind, self.type_name, item)
@@ -598,6 +606,9 @@ _PRESENCE_KINDS = frozenset(
 _TOO_DEEP = f"nested more than {_MAX_DEPTH} messages deep"
 
 
+_EMPTY_KINDS = (str, list, tuple)
+
+
 def _present(value: object) -> bool:
     if value is None:
         return False
@@ -681,32 +692,42 @@ class _Walk:
                     out[name] = field.null
                 continue  # null: the field is absent
             if field.oneof:
-                oneofs = {} if oneofs is None else oneofs
-                if not self.oneof_member(out, oneofs, field, True, path):
+                if oneofs is None:  # the first member of a oneof set
+                    oneofs = {field.oneof: (name, name)}
+                elif not self.oneof_member(out, oneofs, field, True, path):
                     continue
             scalar = field.scalar
             if scalar is not None:
                 result = scalar(item)
-                if result is _BAD:
-                    self.fail(_join(path, name), field.problem(item))
+                if result is not _BAD:
+                    out[name] = result
+                    continue
+                self.fail(f"{path}.{name}" if path else name, field.problem(item))
             else:
-                result = field.walk(self, field, item, _join(path, name), depth + 1)
-            if result is _BAD:
-                failed = failed or set()
-                failed.add(name)  # reported already: not missing as well
-            else:
-                out[name] = result
+                where = f"{path}.{name}" if path else name
+                if field.singular_message:
+                    target = field.target or field.resolve(self.schema)
+                    result = self.message(target, item, where, depth + 1)
+                else:
+                    result = field.walk(self, field, item, where, depth + 1)
+                if result is not _BAD:
+                    out[name] = result
+                    continue
+            failed = failed or set()
+            failed.add(name)  # reported already: not missing as well
         required = message.kept if self.answer else message.required
-        if required:
-            for field in required:
-                name = field.json_name
-                if not _present(out.get(name)) and not (failed and name in failed):
+        for field in required:
+            name = field.json_name
+            held = out.get(name)
+            # absent: None, "" or [] (a falsy 0, false or {} is there)
+            if not held and (held is None or type(held) in _EMPTY_KINDS):
+                if not (failed and name in failed):
                     self.lacks(_join(path, name), _MISSING)
         for oneof, members in message.oneof_required:
-            if not any(
-                _present(out.get(member)) or (failed and member in failed)
-                for member in members
-            ):
+            for member in members:
+                if _present(out.get(member)) or (failed and member in failed):
+                    break
+            else:
                 named = [_join(path, member) for member in members]
                 self.lacks(
                     named[0], f"one of {', '.join(named)} is REQUIRED (oneof {oneof})"
@@ -769,13 +790,25 @@ class _Walk:
         out = []
         bad = False
         nullable = field.kind == "value"
+        convert = field.convert
+        target = (
+            field.target or field.resolve(self.schema)
+            if field.type_name and field.kind == "message"
+            else None
+        )
         for index, element in enumerate(item):
-            where = f"{path}[{index}]"
             if element is None and not nullable:
-                self.fail(where, "null is not a value of a repeated field")
+                self.fail(f"{path}[{index}]", "null is not a value of a repeated field")
                 bad = True
                 continue
-            result = self.element(field, element, where, depth)
+            if convert is not None:  # element(), inlined for the common kinds
+                result = convert(element)
+                if result is _BAD:
+                    self.fail(f"{path}[{index}]", field.problem(element))
+            elif target is not None:
+                result = self.message(target, element, f"{path}[{index}]", depth)
+            else:
+                result = self.element(field, element, f"{path}[{index}]", depth)
             if result is _BAD:
                 bad = True
             else:
@@ -809,9 +842,7 @@ class _Walk:
         return _BAD if bad else out
 
     def nested_message(self, field: _Field, item: object, path: str, depth: int) -> Any:
-        target = field.target
-        if target is None:
-            target = field.target = self.schema._message(field.type_name)
+        target = field.target or field.resolve(self.schema)
         return self.message(target, item, path, depth)
 
     def text(self, field: _Field, item: object, path: str, depth: int) -> Any:
