@@ -29,11 +29,12 @@ clean:
 # Speed against the peers, measured in one run (ratios printed): the tables and generation
 # (bench.py); the binding alone, the generated ASGI app against a2a-sdk's routes and a
 # hand-written floor app, each over a trivial handler, in process and under uvicorn on
-# 127.0.0.1 (bench_serving.py, about 1.5 minutes); generation on hostile inputs
-# (bench_hostile.py).
+# 127.0.0.1 (bench_serving.py, about 1.5 minutes); the gRPC binding against a2a-sdk's
+# GrpcHandler and a hand-written floor over loopback (bench_grpc.py, half a minute).
 bench: $(STAMP)
 	$(PY) bench/bench.py
 	$(PY) bench/bench_serving.py
+	$(PY) bench/bench_grpc.py
 
 # Generation on hostile inputs (large comments, deep nesting, many rpcs): about 6 minutes.
 bench-hostile: $(STAMP)

@@ -109,6 +109,8 @@ def serve(port: int, token: str) -> subprocess.Popen[bytes]:
         # a free port on localhost (IPv4 and IPv6: the card names localhost)
         A2A_EXAMPLE_GRPC_PORT="0",
         A2A_EXAMPLE_GRPC_HOST="localhost",
+        # the kit reads the gRPC host from a URL with a scheme only (grpc://host:port)
+        A2A_EXAMPLE_GRPC_URL="absolute",
     )
     server = subprocess.Popen(
         [sys.executable, "-c", SERVE.format(port=port)], cwd=ROOT, env=env

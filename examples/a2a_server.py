@@ -18,11 +18,10 @@ UNAUTHENTICATED); push goes to loopback only (push.py).
 ``A2A_EXAMPLE_GRPC_PORT`` is the gRPC port (0: a free one; unset: no gRPC), bound on
 ``A2A_EXAMPLE_GRPC_HOST`` (default ``localhost``: IPv4 and IPv6 loopback).
 
-The card's GRPC interface is listed twice, as two URL forms of one address: first
-``host:port``, the gRPC target a2a-sdk and @a2a-js/sdk dial as it is (they take the
-first interface of a binding, and fail on a URL with a scheme), last
-``grpc://host:port``, the absolute URL the proto asks for and the conformance kit
-parses (it takes the last, and reads no host from ``host:port``).
+The card's GRPC interface URL is ``host:port``, the gRPC target a2a-sdk and
+@a2a-js/sdk dial as it is (both fail on a URL with a scheme);
+``A2A_EXAMPLE_GRPC_URL=absolute`` lists ``grpc://host:port`` instead, the absolute URL
+the proto's comment asks for and the only form the conformance kit reads a host from.
 """
 
 from __future__ import annotations
@@ -68,7 +67,7 @@ def agent_card(
 
     Interfaces name where this server really listens (§8.3.1): the GRPC one, when
     ``grpc_port`` is given, on ``grpc_host`` (default: the host of ``base_url``) in
-    the two URL forms the module docstring explains. Capabilities are what it serves
+    the URL form the module docstring explains. Capabilities are what it serves
     (§3.3.4). The bearer scheme is declared for the extended card only: the card lists
     no ``securityRequirements``, so every other operation stays public.
     """
@@ -114,13 +113,12 @@ def agent_card(
     if grpc_port is not None:
         host = grpc_host or urlsplit(base_url).hostname or "localhost"
         target = f"[{host}]:{grpc_port}" if ":" in host else f"{host}:{grpc_port}"
-        for url in (
-            target,
-            f"grpc://{target}",
-        ):  # SDKs take the first, the kit the last
-            card.supported_interfaces.add(
-                url=url, protocol_binding="GRPC", protocol_version="1.0"
-            )
+        absolute = os.environ.get("A2A_EXAMPLE_GRPC_URL", "") == "absolute"
+        card.supported_interfaces.add(
+            url=f"grpc://{target}" if absolute else target,
+            protocol_binding="GRPC",
+            protocol_version="1.0",
+        )
     return card
 
 

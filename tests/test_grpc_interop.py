@@ -98,11 +98,11 @@ def three_bindings() -> Iterator[tuple[str, str]]:
         yield base, f"127.0.0.1:{app.grpc_port}"
 
 
-def test_the_card_lists_grpc_in_both_url_forms(three_bindings: tuple[str, str]) -> None:
+def test_the_card_lists_grpc_as_the_target_sdks_dial(three_bindings: tuple[str, str]) -> None:
     base, target = three_bindings
     card = httpx.get(base + "/.well-known/agent-card.json", timeout=10).json()
     grpc_urls = [i["url"] for i in card["supportedInterfaces"] if i["protocolBinding"] == "GRPC"]
-    assert grpc_urls == [target, f"grpc://{target}"]
+    assert grpc_urls == [target]  # one interface: @a2a-js/sdk takes the last, a2a-sdk the first
     assert {i["protocolBinding"] for i in card["supportedInterfaces"]} == {"HTTP+JSON", "JSONRPC", "GRPC"}
 
 
@@ -133,8 +133,8 @@ def test_sdk_grpc_client_every_operation(three_bindings: tuple[str, str], tenant
     assert list(seen["DeleteTaskPushNotificationConfig"].configs) == []
     extended = seen["GetExtendedAgentCard"]
     assert extended.name == "generated-tables" and [s.id for s in extended.skills] == ["echo", "hold"]
-    # over gRPC the call names no HTTP address: the extended card lists the gRPC interfaces
-    assert [i.protocol_binding for i in extended.supported_interfaces] == ["GRPC", "GRPC"]
+    # over gRPC the call names no HTTP address: the extended card lists the gRPC interface
+    assert [(i.protocol_binding, i.url) for i in extended.supported_interfaces] == [("GRPC", target)]
 
 
 def test_client_factory_dials_the_cards_grpc_interface(three_bindings: tuple[str, str]) -> None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import grpc
 import httpx
 import pytest
 
@@ -104,6 +105,12 @@ def js_server(js_dir: Path) -> Iterator[str]:
 
 def _kind(a2a: ModuleType, name: str) -> Any:
     return a2a.jsonrpc.A2A_ERRORS[name]
+
+
+def grpc_status_number(name: str) -> int:
+    """The number of the gRPC status code ``name`` (``"NOT_FOUND"`` is 5)."""
+    number: int = grpc.StatusCode[name].value[0]
+    return number
 
 
 # --- 1. the JS server, driven by the generated package --------------------------------------
@@ -677,7 +684,10 @@ def example() -> ModuleType:
 
 @pytest.fixture(scope="module")
 def our_server(example: ModuleType) -> Iterator[str]:
-    with running(example.create_app()) as base:
+    """The example serving all three bindings (gRPC on a free port, in its card)."""
+    app = example.create_app(grpc_port=0, grpc_host="127.0.0.1")
+    with running(app) as base:
+        assert app.handler.grpc is not None, "the lifespan did not start gRPC"
         yield base
 
 
@@ -717,7 +727,7 @@ def _card_problem(base: str, result: dict[str, Any]) -> str:
 
 
 @pytest.mark.parametrize("tenant", TENANTS)
-@pytest.mark.parametrize("binding", ["HTTP+JSON", "JSONRPC"])
+@pytest.mark.parametrize("binding", ["HTTP+JSON", "JSONRPC", "GRPC"])
 def test_js_clients_against_our_server(
     js_dir: Path,
     our_server: str,
@@ -766,7 +776,12 @@ def test_js_clients_against_our_server(
             headers=[*request_headers("http+json", body=None), bearer],
         )
     assert direct.status_code == 200, direct.text
-    assert ok["GetExtendedAgentCard"] == direct.json()
+    expected = direct.json()
+    if binding == "GRPC":  # a call over gRPC names no HTTP address: its own interface
+        expected["supportedInterfaces"] = [
+            i for i in expected["supportedInterfaces"] if i["protocolBinding"] == "GRPC"
+        ]
+    assert ok["GetExtendedAgentCard"] == expected
 
     for name, code in [
         ("TaskNotFound", "TaskNotFoundError"),
@@ -777,8 +792,10 @@ def test_js_clients_against_our_server(
         assert (error["name"], error["reason"]) == (code, kind.reason), error
         if binding == "HTTP+JSON":
             assert error["statusCode"] == kind.http_status
-        else:
+        elif binding == "JSONRPC":
             assert error["envelopeCode"] == kind.code
+        else:  # the reason came back in the status details, the code beside it
+            assert error["grpcCode"] == grpc_status_number(kind.grpc_status), error
 
     for awkward in AWKWARD_IDS:
         assert ok[f"awkward create {awkward}"]["id"] == awkward
@@ -789,7 +806,9 @@ def test_js_clients_against_our_server(
     assert sent[0]["path"] == "/.well-known/agent-card.json"  # discovery comes first
     assert all(request["version"] == "1.0" for request in sent), sent
     api = [r for r in sent if r["path"] != "/.well-known/agent-card.json"]
-    if binding == "JSONRPC":
+    if binding == "GRPC":
+        assert api == []  # the card over HTTP, every call over gRPC
+    elif binding == "JSONRPC":
         assert {r["path"] for r in api} == {"/jsonrpc"}  # tenants ride in params.tenant
     else:
         prefix = f"/rest/{tenant}/" if tenant else "/rest/"

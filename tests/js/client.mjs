@@ -1,11 +1,14 @@
 // The @a2a-js/sdk 1.3.0 clients against a server, for tests/test_js_interop.py.
 //
-//   node client.mjs '{"base": "http://127.0.0.1:PORT", "binding": "HTTP+JSON" | "JSONRPC",
+//   node client.mjs '{"base": "http://127.0.0.1:PORT",
+//                     "binding": "HTTP+JSON" | "JSONRPC" | "GRPC",
 //                     "tenant": "", "awkwardIds": [...], "bearer": "<token>"}'
 //
 // Discovers the agent from <base>/.well-known/agent-card.json with the SDK's own
-// ClientFactory (preferring the binding asked for), runs every operation, and prints one
-// JSON object: the card, the transport chosen, every HTTP request the SDK sent, and per
+// ClientFactory (preferring the binding asked for; GRPC through its
+// @a2a-js/sdk/client/grpc transport over @grpc/grpc-js), runs every operation, and prints
+// one JSON object: the card, the transport chosen, every HTTP request the SDK sent (over
+// gRPC only the card's), and per
 // step either {"ok": <ProtoJSON>} or {"error": {...}}. A step that fails never stops
 // the others, so the Python test sees every answer.
 import {
@@ -52,6 +55,7 @@ function describe(error) {
     statusCode: error?.statusCode,
     envelopeCode: error?.envelopeCode,
     metadata: error?.metadata,
+    grpcCode: error?.status,
   };
 }
 
@@ -102,12 +106,18 @@ const message = (text) => ({
   metadata: undefined,
 });
 
+const transports = [
+  new JsonRpcTransportFactory({ fetchImpl: recordingFetch }),
+  new RestTransportFactory({ fetchImpl: recordingFetch }),
+];
+if (config.binding === 'GRPC') {
+  // Loaded only when asked: the gRPC transport needs the optional @grpc/grpc-js.
+  const { GrpcTransportFactory } = await import('@a2a-js/sdk/client/grpc');
+  transports.push(new GrpcTransportFactory());
+}
 const factory = new ClientFactory(
   ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-    transports: [
-      new JsonRpcTransportFactory({ fetchImpl: recordingFetch }),
-      new RestTransportFactory({ fetchImpl: recordingFetch }),
-    ],
+    transports,
     preferredTransports: [config.binding],
     cardResolver: new DefaultAgentCardResolver({ fetchImpl: recordingFetch }),
   })
@@ -170,13 +180,13 @@ await step('GetTaskPushNotificationConfig', async () =>
 );
 await step('ListTaskPushNotificationConfigs', async () =>
   ListTaskPushNotificationConfigsResponse.toJSON(
-    await client.listTaskPushNotificationConfig({ tenant, taskId: done, pageToken: '' })
+    await client.listTaskPushNotificationConfig({ tenant, taskId: done, pageSize: 0, pageToken: '' })
   )
 );
 await step('DeleteTaskPushNotificationConfig', async () => {
   await client.deleteTaskPushNotificationConfig({ tenant, taskId: done, id: 'c1' });
   return ListTaskPushNotificationConfigsResponse.toJSON(
-    await client.listTaskPushNotificationConfig({ tenant, taskId: done, pageToken: '' })
+    await client.listTaskPushNotificationConfig({ tenant, taskId: done, pageSize: 0, pageToken: '' })
   );
 });
 
