@@ -70,7 +70,7 @@ A2A_RUNTIME = (
     "_client.py",
 )
 # What only a package generated with ``grpc=true`` carries (imports grpcio, protobuf).
-GRPC_RUNTIME = ("_grpc.py",)
+GRPC_RUNTIME = ("_proto.py", "_grpc.py")
 GRPC_MODULE = "grpc_binding.py"
 
 

@@ -19,7 +19,7 @@ from .conftest import GENERATED, PROTO, run_plugin, spec_proto
 
 STDLIB = set(sys.stdlib_module_names)
 # The one exception, written only with grpc=true: the gRPC binding's runtime.
-GRPC_IMPORTS = {"_grpc.py": {"grpc", "google"}}
+GRPC_IMPORTS = {"_grpc.py": {"grpc", "google"}, "_proto.py": {"google"}}
 
 
 def _write(response, out: Path) -> Path:  # type: ignore[no-untyped-def]

@@ -54,6 +54,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen.inputs import include_paths
+from codegen.runtime._proto import MessageBuilder
 
 from .conftest import PROTO
 
@@ -111,6 +112,7 @@ class Package:
     pool: Any
     types: tuple[str, ...]  # the message types the cases start from
     duplicate_keys: type  # the package's own _json.DuplicateKeys
+    builder: MessageBuilder  # over the package's own tables
     counts: dict[str, int] = field(default_factory=dict)
     mutations: list[str] = field(default_factory=list)
 
@@ -159,7 +161,11 @@ def package_of(root: ModuleType, pool: Any) -> Package:
         assert fields == rules, type_name
     duplicates = importlib.import_module(f"{name}._json").DuplicateKeys
     return Package(
-        messages, pool, reachable(pool, requests) or tuple(requests), duplicates
+        messages,
+        pool,
+        reachable(pool, requests) or tuple(requests),
+        duplicates,
+        MessageBuilder(messages.SCHEMA),
     )
 
 
@@ -1594,6 +1600,10 @@ def check_case(package: Package, type_name: str, sent: Any, mode: str) -> None:
         check_shape(package, descriptor, canonical)
         again = package.module.validate(type_name, canonical, unknown_fields="reject")
         assert again == canonical, f"{again!r} != {canonical!r}"
+        built = package.builder.build(package.cls(descriptor), type_name, canonical)
+        assert serialized(built) == serialized(
+            parsed
+        ), f"MessageBuilder: {built} is not ParseDict's {parsed} for {canonical!r}"
     else:
         assert (
             canonical is None
@@ -1601,6 +1611,29 @@ def check_case(package: Package, type_name: str, sent: Any, mode: str) -> None:
         assert violations
         for path, text in violations:
             assert path in verdict.paths, f"{path!r} ({text}) is no path of {context}"
+    if mode == "reject":  # the builder has no modes: once per case
+        check_builder(package, descriptor, sent)
+
+
+def check_builder(package: Package, descriptor: Descriptor, sent: Any) -> None:
+    """``MessageBuilder`` (the gRPC binding's answers) builds what ``ParseDict`` does
+    and fails where it fails, on whatever was sent (unknown fields refused)."""
+    try:
+        expected: Message | None = package.cls(descriptor)()
+        json_format.ParseDict(copy.deepcopy(sent), expected)
+    except Exception:  # ParseError, and what escapes it raw
+        expected = None
+    try:
+        built: Message | None = package.builder.build(
+            package.cls(descriptor), descriptor.full_name, sent
+        )
+    except Exception:
+        built = None
+    if expected is None:
+        assert built is None, f"MessageBuilder built {built} where ParseDict fails: {sent!r}"
+    else:
+        assert built is not None, f"MessageBuilder failed where ParseDict builds: {sent!r}"
+        assert serialized(built) == serialized(expected), f"{built} is not {expected} for {sent!r}"
 
 
 def run_oracle(package: Package, examples: int) -> dict[str, int]:

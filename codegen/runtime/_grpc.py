@@ -19,8 +19,10 @@ One call, as the ASGI application serves the other two bindings:
 3. ``handler.<method>(request, CallContext)``: ``binding="grpc"``, ``tenant`` the
    request's tenant field, ``headers`` the invocation metadata (``-bin`` values read
    as ISO-8859-1), ``base_url`` ``""`` (a gRPC call names no URL).
-4. The answer (a dict; None for ``google.protobuf.Empty``) parsed into the response
-   message; a server-streaming rpc's events one by one.
+4. The answer (a dict; None for ``google.protobuf.Empty``) built into the response
+   message (``_proto.MessageBuilder``: what ``json_format.ParseDict`` builds, through
+   the message class's constructor where the answer is in canonical form); a
+   server-streaming rpc's events one by one.
 
 ``GrpcBackend`` is the other direction: a handler whose answers come from a gRPC
 service over a channel, raising for a failed call what the serving side raised (see
@@ -71,6 +73,7 @@ from ._errors import DOMAIN, ERROR_INFO_TYPE, A2AError
 from ._failure import BAD_REQUEST_TYPE, Failure, InvalidArgument, Unauthenticated
 from ._failure import Failures
 from ._params import SupportedVersions, read_service_params
+from ._proto import MessageBuilder
 from ._request import CallContext
 from ._validate import Schema, ValidationError
 
@@ -384,6 +387,7 @@ class GrpcBinding:
         if check_responses and schema is None:
             raise ValueError("check_responses needs the schema to check them with")
         self.schema = schema
+        self._builder = MessageBuilder(schema) if schema is not None else None
         self.check_responses = check_responses
         self.expose_errors = expose_errors
         self.failures = Failures(
@@ -462,8 +466,15 @@ class GrpcBinding:
                 self.schema.validate(rpc.method.response_type, answer, answer=True)
             except ValidationError as exc:
                 raise InvalidResponse(f"{rpc.method.rpc} {what} {exc}") from None
-        message = rpc.response_class()
-        json_format.ParseDict(answer if type(answer) is dict else dict(answer), message)
+        if self._builder is not None:
+            message = self._builder.build(
+                rpc.response_class, rpc.method.response_type, answer
+            )
+        else:
+            message = rpc.response_class()
+            json_format.ParseDict(
+                answer if type(answer) is dict else dict(answer), message
+            )
         encoded: bytes = message.SerializeToString()
         return encoded
 

@@ -539,11 +539,20 @@ class Schema:
     def __contains__(self, message_type: object) -> bool:
         return message_type in self._rules
 
+    def fields(self, message_type: str) -> Sequence[FieldRule]:
+        """The fields of ``message_type`` (a full proto name); ``KeyError`` for a
+        type this schema does not hold."""
+        return () if message_type == _EMPTY else self._rules[message_type]
+
+    def enum_values(self, enum_type: str) -> Sequence[tuple[str, int]]:
+        """The values of ``enum_type`` as ``(name, number)`` pairs; ``KeyError`` for
+        an enum this schema does not hold."""
+        return self._enum_values[enum_type]
+
     def _message(self, type_name: str) -> _Message:
         found = self._messages.get(type_name)
         if found is None:  # compiled on first use: most of a package's types never are
-            rules = () if type_name == _EMPTY else self._rules[type_name]
-            found = self._messages[type_name] = _Message(self, rules)
+            found = self._messages[type_name] = _Message(self, self.fields(type_name))
         return found
 
     def _enum(self, type_name: str) -> Callable[[object], Any]:
