@@ -472,22 +472,3 @@ class ProtocolView(FileView):
     @property
     def protocol_version(self) -> str:
         return self.file.protocol_version
-
-
-def views(binding_file: BindingFile) -> dict[str, FileView]:
-    """One view per template, by module file name; the A2A modules only for A2A."""
-    found: dict[str, FileView] = {
-        "__init__.py": FileView(binding_file),
-        "routes.py": RoutesView(binding_file),
-        "query.py": QueryView(binding_file),
-        "jsonrpc.py": JsonRpcView(binding_file),
-        "messages.py": MessagesView(binding_file),
-    }
-    if binding_file.a2a:
-        found["protocol.py"] = ProtocolView(binding_file)
-        from .serving_views import AsgiView, ClientView, HandlerView
-
-        found["handler.py"] = HandlerView(binding_file)
-        found["asgi.py"] = AsgiView(binding_file)
-        found["client.py"] = ClientView(binding_file)
-    return found
