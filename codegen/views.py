@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from .model import Binding, BindingFile, Field, Method, QueryParam, query_codec
 from .model import validation_kind
-from .model.naming import snake_case
+from .model.naming import MESSAGES_IMPORTS, private_base, snake_case
 
 __all__ = [
     "Call",
@@ -342,6 +342,7 @@ class MessageShape(NamedTuple):
     optional."""
 
     name: str
+    base: str  # the private base class of the required keys
     doc: str
     class_form: bool
     required: tuple[FieldRow, ...]
@@ -404,6 +405,12 @@ class MessagesView(FileView):
         )
 
     @property
+    def imports(self) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]:
+        """``(module, names)`` groups the module imports: the model's list, which the
+        types' names keep clear of."""
+        return MESSAGES_IMPORTS
+
+    @property
     def names(self) -> tuple[str, ...]:
         return tuple(name for _, name in self.file.python_names)
 
@@ -454,9 +461,11 @@ class MessagesView(FileView):
                 key = (message.full_name, field.json_name)
                 (required if must or key in self._path_bound else optional).append(row)
             names = [row.json_name for row in required + optional]
+            identifier = self.file.python_name(message.full_name)
             rows.append(
                 MessageShape(
-                    self.file.python_name(message.full_name),
+                    identifier,
+                    private_base(identifier),
                     message.comment or f"{message.full_name}.",
                     all(_identifier(name) for name in names),
                     tuple(required),

@@ -45,7 +45,6 @@ from .domain import (
 )
 from .naming import (
     NO_QUERY_FORM,
-    handler_method_name,
     module_name,
     proto_json_name,
     python_names,
@@ -601,7 +600,7 @@ def _handler_clashes(services: Sequence[Service]) -> list[Diagnostic]:
             )
         seen: dict[str, Method] = {}
         for method in service.methods:
-            attribute = handler_method_name(method.name)
+            attribute = method.handler_name
             if attribute.startswith("__"):
                 errors.append(
                     Diagnostic(
