@@ -7,7 +7,6 @@ returns. Exit status: 0 ok, 1 a failed check or generation error, 2 a usage erro
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import json
 import sys
@@ -151,10 +150,7 @@ def _run(request: plugin_pb2.CodeGeneratorRequest) -> tuple[Run, dict[str, str]]
 def _model(request: plugin_pb2.CodeGeneratorRequest) -> list[BindingFile]:
     """The model alone, without rendering; overlaps are listed, never an error here."""
     try:
-        options = dataclasses.replace(
-            Options.parse(request.parameter), ambiguity="ignore"
-        )
-        return list(build_files(request, options).files)
+        return list(build_files(request, Options.parse(request.parameter)).files)
     except GenerationError as exc:
         raise CliError(str(exc)) from exc
 
@@ -375,7 +371,7 @@ def _load_version(
     spec: str, includes: tuple[str, ...], opts: tuple[str, ...]
 ) -> list[BindingFile]:
     """One side of a diff: a .proto file, a descriptor set file, or a module name."""
-    parameter = ",".join(opts + ("ambiguity=ignore",))
+    parameter = ",".join(opts)
     path = Path(spec)
     try:
         if path.suffix == ".proto":

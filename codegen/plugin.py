@@ -9,7 +9,6 @@ traceback.
 
 from __future__ import annotations
 
-import dataclasses
 import select
 import sys
 from collections.abc import Callable, Sequence
@@ -72,10 +71,9 @@ def run(
     try:
         options = Options.parse(request.parameter)
         acknowledgements = load(options.acknowledge) if options.acknowledge else ()
-        # Overlaps are judged here, against the acknowledgements, not by the model.
-        generation = build_files(
-            request, dataclasses.replace(options, ambiguity="ignore")
-        )
+        # The model lists the overlaps; the policy is applied here, once, against the
+        # acknowledgements.
+        generation = build_files(request, options)
     except OptionError as exc:
         response.error = f"protoc-gen-a2a: {exc}"
         return Run(response, (), ())

@@ -19,7 +19,17 @@ import jinja2.bccache
 from .gate import GateError, check_module
 from .layout import LINE_LENGTH, Unformattable, layout
 from .model import BindingFile
-from .views import Call, FileView, Item, views
+from .serving_views import AsgiView, ClientView, GrpcView, HandlerView
+from .views import (
+    Call,
+    FileView,
+    Item,
+    JsonRpcView,
+    MessagesView,
+    ProtocolView,
+    QueryView,
+    RoutesView,
+)
 
 # Printable ASCII but for the quotes and the backslash: such text is its own literal.
 _PLAIN = re.compile(r"[ !#-&(-\[\]-~]*")
@@ -306,11 +316,21 @@ def _black(source: str) -> str:
 
 
 def _views(binding_file: BindingFile, pb2_module: str | None) -> dict[str, FileView]:
-    """``views`` and, with a ``pb2_module`` (option ``grpc=true``), the gRPC binding's."""
-    found = views(binding_file)
+    """One view per template, by module file name: the A2A modules only for A2A, and
+    with a ``pb2_module`` (option ``grpc=true``) the gRPC binding's."""
+    found: dict[str, FileView] = {
+        "__init__.py": FileView(binding_file),
+        "routes.py": RoutesView(binding_file),
+        "query.py": QueryView(binding_file),
+        "jsonrpc.py": JsonRpcView(binding_file),
+        "messages.py": MessagesView(binding_file),
+    }
+    if binding_file.a2a:
+        found["protocol.py"] = ProtocolView(binding_file)
+        found["handler.py"] = HandlerView(binding_file)
+        found["asgi.py"] = AsgiView(binding_file)
+        found["client.py"] = ClientView(binding_file)
     if pb2_module is not None:
-        from .serving_views import GrpcView
-
         found[GRPC_MODULE] = GrpcView(binding_file, pb2_module)
     return found
 
@@ -362,9 +382,7 @@ def render_file(
         except GateError as exc:
             raise RenderError(f"template {module}.j2: {exc}") from exc
     header = (
-        _environment()
-        .get_template("_header.j2")
-        .render(view=views(binding_file)["__init__.py"])
+        _environment().get_template("_header.j2").render(view=FileView(binding_file))
     )
     for module in runtime_modules(binding_file, grpc=pb2_module is not None):
         rendered[module] = header + (runtime_dir() / module).read_text(encoding="utf-8")

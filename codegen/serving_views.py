@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .model import BindingFile, Method
-from .model.naming import handler_method_name
 from .views import Call, FileView
 
 __all__ = [
@@ -53,7 +52,7 @@ class _ServingView(FileView):
             returns = response
         return HandlerMethod(
             method.name,
-            handler_method_name(method.name),
+            method.handler_name,
             self.request_annotation(method),
             response,
             returns,
@@ -177,7 +176,7 @@ class GrpcView(_ServingView):
                             "GrpcMethod",
                             (
                                 method.name,
-                                handler_method_name(method.name),
+                                method.handler_name,
                                 method.request.full_name,
                                 method.response.full_name,
                                 method.server_streaming,

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from .model import Binding, BindingFile, Field, Method, QueryParam, query_codec
 from .model import validation_kind
-from .model.naming import snake_case
+from .model.naming import MESSAGES_IMPORTS, private_base, snake_case
 
 __all__ = [
     "Call",
@@ -342,6 +342,7 @@ class MessageShape(NamedTuple):
     optional."""
 
     name: str
+    base: str  # the private base class of the required keys
     doc: str
     class_form: bool
     required: tuple[FieldRow, ...]
@@ -404,6 +405,12 @@ class MessagesView(FileView):
         )
 
     @property
+    def imports(self) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]:
+        """``(module, names)`` groups the module imports: the model's list, which the
+        types' names keep clear of."""
+        return MESSAGES_IMPORTS
+
+    @property
     def names(self) -> tuple[str, ...]:
         return tuple(name for _, name in self.file.python_names)
 
@@ -454,9 +461,11 @@ class MessagesView(FileView):
                 key = (message.full_name, field.json_name)
                 (required if must or key in self._path_bound else optional).append(row)
             names = [row.json_name for row in required + optional]
+            identifier = self.file.python_name(message.full_name)
             rows.append(
                 MessageShape(
-                    self.file.python_name(message.full_name),
+                    identifier,
+                    private_base(identifier),
                     message.comment or f"{message.full_name}.",
                     all(_identifier(name) for name in names),
                     tuple(required),
@@ -472,22 +481,3 @@ class ProtocolView(FileView):
     @property
     def protocol_version(self) -> str:
         return self.file.protocol_version
-
-
-def views(binding_file: BindingFile) -> dict[str, FileView]:
-    """One view per template, by module file name; the A2A modules only for A2A."""
-    found: dict[str, FileView] = {
-        "__init__.py": FileView(binding_file),
-        "routes.py": RoutesView(binding_file),
-        "query.py": QueryView(binding_file),
-        "jsonrpc.py": JsonRpcView(binding_file),
-        "messages.py": MessagesView(binding_file),
-    }
-    if binding_file.a2a:
-        found["protocol.py"] = ProtocolView(binding_file)
-        from .serving_views import AsgiView, ClientView, HandlerView
-
-        found["handler.py"] = HandlerView(binding_file)
-        found["asgi.py"] = AsgiView(binding_file)
-        found["client.py"] = ClientView(binding_file)
-    return found

@@ -23,7 +23,7 @@ A2A_OVERLAPS = ROOT / "proto" / "a2a.overlaps"
 @pytest.fixture(scope="module")
 def overlaps() -> tuple[Overlap, ...]:
     """The four overlaps of the embedded A2A descriptor, from the real model."""
-    files = build_files(request_from_module(), Options(ambiguity="ignore")).files
+    files = build_files(request_from_module(), Options()).files
     return files[0].overlaps
 
 
@@ -157,6 +157,33 @@ def test_ambiguity_error_fails_only_on_unacknowledged_overlaps(tmp_path: Path) -
     error, _ = _run(f"ambiguity=error,acknowledge={partial}")
     assert error.count("matches both") == 3, error
     assert "GET /tasks/tasks matches both" not in error
+
+
+@pytest.mark.parametrize("policy", ["warn", "error", "ignore"])
+def test_the_model_lists_overlaps_under_every_policy(
+    policy: str, overlaps: tuple[Overlap, ...]
+) -> None:
+    """The model never judges overlaps: same list, no error, no warning, whatever
+    ``ambiguity`` says (the plugin applies it, once)."""
+    generation = build_files(
+        request_from_module(), Options.parse(f"ambiguity={policy}")
+    )
+    assert generation.files[0].overlaps == overlaps
+    assert not any("overlaps" in w for w in generation.warnings)
+
+
+@pytest.mark.parametrize(
+    ("policy", "errors", "warnings"),
+    [("warn", 0, 4), ("error", 4, 0), ("ignore", 0, 0)],
+)
+def test_the_plugin_applies_each_policy_once(
+    policy: str, errors: int, warnings: int
+) -> None:
+    error, warned = _run(f"ambiguity={policy}")
+    assert error.count("matches both") == errors, error
+    assert sum("matches both" in w for w in warned) == warnings, warned
+    if errors:
+        assert all(line.startswith("a2a.proto:") for line in error.splitlines()), error
 
 
 def test_protoc_reads_the_option_relative_to_its_folder(tmp_path: Path) -> None:

@@ -262,6 +262,27 @@ def assert_imports_cleanly(root: Path, packages: Iterable[str]) -> None:
     ), result
 
 
+def assert_mypy_strict(root: Path, packages: Iterable[str]) -> None:
+    """``mypy --strict`` passes on the generated ``packages`` under ``root``."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            str(root / ".mypy"),
+            *[str(root / package) for package in packages],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=root,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
 def carried_text(root: Path) -> str:
     """Every docstring and ``#`` comment of the generated modules, whitespace collapsed."""
     texts: list[str] = []
@@ -562,23 +583,7 @@ def test_keyword_and_builtin_names_compile_import_and_pass_mypy(tmp_path: Path) 
         packages += settle(response, tmp_path, imports=False)
     assert_imports_cleanly(tmp_path, packages)
     if packages:
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "mypy",
-                "--strict",
-                "--no-incremental",
-                "--cache-dir",
-                str(tmp_path / ".mypy"),
-                *[str(tmp_path / p) for p in packages],
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=tmp_path,
-        )
-        assert result.returncode == 0, result.stdout[-3000:]
+        assert_mypy_strict(tmp_path, packages)
 
 
 # --- comments in a descriptor set --------------------------------------------------------
@@ -837,23 +842,7 @@ def test_message_named_like_builtins_keeps_import_star_and_typing(
         [sys.executable, "-I", "-c", script], capture_output=True, text=True, timeout=60
     )
     assert (result.returncode, result.stdout) == (0, IMPORTED), result.stderr
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--cache-dir",
-            str(tmp_path / ".mypy"),
-            str(tmp_path / "builtins_pkg"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stdout[-3000:]
+    assert_mypy_strict(tmp_path, ["builtins_pkg"])
 
 
 # --- generator denial of service: bounded, in a subprocess with a generous timeout -------

@@ -45,7 +45,6 @@ from .domain import (
 )
 from .naming import (
     NO_QUERY_FORM,
-    handler_method_name,
     module_name,
     proto_json_name,
     python_names,
@@ -485,6 +484,8 @@ def build_files(
     """The model of every ``file_to_generate`` that has a service with http rules.
 
     Raises ``GenerationError`` with every problem found; nothing is partially returned.
+    Overlapping routes are listed in ``BindingFile.overlaps``, never judged here: the
+    plugin applies ``options.ambiguity`` to them, against the acknowledgements.
     """
     index = Index(request.proto_file)
     results: list[BindingFile] = []
@@ -521,8 +522,6 @@ def build_files(
         errors.extend(check_duplicates(services))
         routes = route_table(services)
         overlaps = find_overlaps(routes)
-        if options.ambiguity == "error":
-            errors.extend(overlap.diagnostic for overlap in overlaps)
         messages, enums = _reachable(index, services)
         names, clashes = python_names(messages, enums)
         errors.extend(_clash_diagnostics(clashes, messages, enums))
@@ -547,8 +546,6 @@ def build_files(
                 package_location=index.infos[name].location((FILE_PACKAGE,)),
             )
         )
-        if options.ambiguity == "warn":
-            warnings.extend(f"warning: {overlap}" for overlap in overlaps)
     packages: dict[str, str] = {}
     for binding_file in results:
         other = packages.setdefault(binding_file.module, binding_file.proto_file)
@@ -603,7 +600,7 @@ def _handler_clashes(services: Sequence[Service]) -> list[Diagnostic]:
             )
         seen: dict[str, Method] = {}
         for method in service.methods:
-            attribute = handler_method_name(method.name)
+            attribute = method.handler_name
             if attribute.startswith("__"):
                 errors.append(
                     Diagnostic(

@@ -13,6 +13,7 @@ from .naming import (
     SCALAR_PYTHON_TYPES,
     WELL_KNOWN_TYPES,
     WKT_PYTHON_TYPES,
+    handler_method_name,
 )
 
 
@@ -260,6 +261,11 @@ class Method:
     comment: str = ""
     query: tuple[QueryParam, ...] = ()
     deprecated: bool = False
+
+    @property
+    def handler_name(self) -> str:
+        """The rpc's method on the handler Protocol (and the gRPC binding's table)."""
+        return handler_method_name(self.name)
 
     @property
     def has_query(self) -> bool:

@@ -126,17 +126,30 @@ WKT_PYTHON_TYPES = {
     "google.protobuf.StringValue": "str",
     "google.protobuf.BytesValue": "str",
 }
-# Names the generated modules import; a message or enum with such a name gets a "_".
-# Names messages.py must not define: what it imports, and the builtins its annotations use.
-# (messages.py.j2 imports Mapping, FieldRule, Schema, UnknownFields and ValidationError
-# and defines SCHEMA, validate and missing_fields: a type of one of those names would
-# be defined twice.)
+# What messages.py imports: ``(module, names)`` in the groups it prints them, a blank
+# line between groups. The template prints these and imports nothing else, so the
+# names a message or enum must not take are exactly these.
+MESSAGES_IMPORTS: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...] = (
+    (("__future__", ("annotations",)),),
+    (("collections.abc", ("Mapping",)), ("typing", ("Any", "Literal", "TypedDict"))),
+    (("._validate", ("FieldRule", "Schema", "UnknownFields", "ValidationError")),),
+)
+# What messages.py defines besides its types (its template's ``SCHEMA = ...``, ``def
+# validate``, ``def missing_fields``), and the name the other modules import it by.
+MESSAGES_DEFINES = frozenset({"SCHEMA", "validate", "missing_fields"})
+MESSAGES_MODULE = "messages"
+# Names a message or enum does not take (it gets a trailing "_"): what messages.py
+# imports or defines (a type of one of those names would be defined twice), the name
+# of the module itself, and the builtins its annotations use.
 RESERVED_NAMES = frozenset(
-    {"Any", "Literal", "TypedDict", "annotations", "messages"}
-    | {"Mapping", "FieldRule", "Schema", "UnknownFields", "ValidationError"}
-    | {"SCHEMA", "validate", "missing_fields"}
+    {name for group in MESSAGES_IMPORTS for _, names in group for name in names}
+    | MESSAGES_DEFINES
+    | {MESSAGES_MODULE}
     | set(dir(builtins))
 )
+# A message with REQUIRED fields keeps them in a private total base class (class form
+# of its TypedDict): ``_<Name>Required``.
+_BASE_PREFIX, _BASE_SUFFIX = "_", "Required"
 
 # ProtoJSON shapes that have no query-string form (http.proto allows only scalars).
 NO_QUERY_FORM = frozenset(
@@ -227,9 +240,14 @@ def python_names(
     return tuple(result), tuple(clashes)
 
 
+def private_base(identifier: str) -> str:
+    """The private base class of the TypedDict ``identifier``: ``_<Name>Required``."""
+    return f"{_BASE_PREFIX}{identifier}{_BASE_SUFFIX}"
+
+
 def _private_base(name: str) -> bool:
-    """True for ``_<Name>Required``, the name of a message's private base class."""
-    return name.startswith("_") and name.endswith("Required")
+    """True for a name of the form ``private_base`` gives."""
+    return name.startswith(_BASE_PREFIX) and name.endswith(_BASE_SUFFIX)
 
 
 def handler_method_name(rpc: str) -> str:
