@@ -106,6 +106,7 @@ class RouteView(NamedTuple):
     binding: Binding
     comment: str  # the rpc's comment, on its first route only
     captures: tuple[Call, ...]  # the ``Capture`` rows of its pattern
+    tenant_variant: str  # the template of its ``/{tenant}`` variant, or ""
 
     @property
     def pattern(self) -> Call:
@@ -120,6 +121,8 @@ class RouteView(NamedTuple):
             keywords += (("custom_verb", template.verb),)
         if self.captures:
             keywords += (("captures", self.captures),)
+        if self.tenant_variant:
+            keywords += (("tenant_variant", self.tenant_variant),)
         return Call("Pattern", (), keywords)
 
 
@@ -157,13 +160,13 @@ class RoutesView(FileView):
                     )
                 captures.append(Call("Capture", (), keywords))
             comment = method.comment if first else ""
-            rows.append(RouteView(method, binding, comment, tuple(captures)))
+            twin = (
+                ""
+                if route.twin is None
+                else self.file.routes[route.twin].binding.template.source
+            )
+            rows.append(RouteView(method, binding, comment, tuple(captures), twin))
         return tuple(rows)
-
-    @property
-    def tenant_variants(self) -> tuple[tuple[int, int], ...]:
-        """(plain route, its tenant variant) by position in ``ROUTES``."""
-        return tuple((r.index, r.twin) for r in self.file.routes if r.twin is not None)
 
     @property
     def has_tenant_routes(self) -> bool:

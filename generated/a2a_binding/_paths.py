@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, NamedTuple, Union
 from urllib.parse import quote, unquote, unquote_to_bytes
 
@@ -84,14 +85,15 @@ class Capture(NamedTuple):
 
 class Pattern(NamedTuple):
     """How the server matches the route with this ``verb`` and ``template``: its raw
-    segments (``*`` and ``**`` for wildcards), its custom verb (``""`` for none) and its
-    captures."""
+    segments (``*`` and ``**`` for wildcards), its custom verb (``""`` for none), its
+    captures, and the template of its ``/{tenant}`` variant (same verb), if any."""
 
     verb: str
     template: str
     segments: tuple[str, ...]
     custom_verb: str = ""
     captures: tuple[Capture, ...] = ()
+    tenant_variant: str = ""
 
 
 class ClientPiece(NamedTuple):
@@ -273,8 +275,9 @@ class RouteTable:
     """The routes of one package, their tree, and the client's routes for each rpc.
 
     ``patterns`` holds one ``Pattern`` per route, named by the route's verb and template
-    (unique in a table); ``client_routes`` gives, per rpc, the bindings ``build`` tries
-    in order (each with its tenant variant). ``tenant_field`` is the json name of the
+    (unique in a table), and links a plain route to its tenant variant
+    (``tenant_variants``); ``client_routes`` gives, per rpc, the bindings ``build``
+    tries in order (each with its tenant variant). ``tenant_field`` is the json name of the
     field the tenant variants bind (``""`` when there are none). ``max_segments``
     bounds the segments a matching path can have.
     """
@@ -298,6 +301,18 @@ class RouteTable:
                 "every route needs exactly one pattern, by verb and template"
             )
         patterns = [named[key] for key in by_key]
+        for p in patterns:
+            if p.tenant_variant and (p.verb, p.tenant_variant) not in by_key:
+                raise ValueError(
+                    f"{p.verb} {p.template}: no route {p.verb} {p.tenant_variant}"
+                )
+        self.tenant_variants: Mapping[Route, Route] = MappingProxyType(
+            {
+                by_key[p.verb, p.template]: by_key[p.verb, p.tenant_variant]
+                for p in patterns
+                if p.tenant_variant
+            }
+        )
         self.query = query
         self.tenant_field = tenant_field
         self.max_segments = max_segments

@@ -397,22 +397,6 @@ ROUTES: tuple[Route, ...] = (
 )
 """Every route: rpcs in declaration order, each rpc's rules as written in the proto."""
 
-TENANT_VARIANTS: Mapping[Route, Route] = {
-    ROUTES[0]: ROUTES[1],
-    ROUTES[2]: ROUTES[3],
-    ROUTES[4]: ROUTES[5],
-    ROUTES[6]: ROUTES[7],
-    ROUTES[8]: ROUTES[9],
-    ROUTES[10]: ROUTES[12],
-    ROUTES[11]: ROUTES[13],
-    ROUTES[14]: ROUTES[15],
-    ROUTES[16]: ROUTES[17],
-    ROUTES[18]: ROUTES[19],
-    ROUTES[20]: ROUTES[21],
-    ROUTES[22]: ROUTES[23],
-}
-"""Each plain route mapped to its ``/{tenant}`` variant."""
-
 MAX_PATH_SEGMENTS = 5
 """The most segments of any route: a longer path cannot match, so it is refused before
 any work is done."""
@@ -432,6 +416,7 @@ TABLE = RouteTable(
             template="/message:send",
             segments=("message",),
             custom_verb="send",
+            tenant_variant="/{tenant}/message:send",
         ),
         Pattern(
             verb="POST",
@@ -445,6 +430,7 @@ TABLE = RouteTable(
             template="/message:stream",
             segments=("message",),
             custom_verb="stream",
+            tenant_variant="/{tenant}/message:stream",
         ),
         Pattern(
             verb="POST",
@@ -458,6 +444,7 @@ TABLE = RouteTable(
             template="/tasks/{id=*}",
             segments=("tasks", "*"),
             captures=(Capture(field="id", start=1, end=2),),
+            tenant_variant="/{tenant}/tasks/{id=*}",
         ),
         Pattern(
             verb="GET",
@@ -468,7 +455,12 @@ TABLE = RouteTable(
                 Capture(field="id", start=2, end=3),
             ),
         ),
-        Pattern(verb="GET", template="/tasks", segments=("tasks",)),
+        Pattern(
+            verb="GET",
+            template="/tasks",
+            segments=("tasks",),
+            tenant_variant="/{tenant}/tasks",
+        ),
         Pattern(
             verb="GET",
             template="/{tenant}/tasks",
@@ -481,6 +473,7 @@ TABLE = RouteTable(
             segments=("tasks", "*"),
             custom_verb="cancel",
             captures=(Capture(field="id", start=1, end=2),),
+            tenant_variant="/{tenant}/tasks/{id=*}:cancel",
         ),
         Pattern(
             verb="POST",
@@ -498,6 +491,7 @@ TABLE = RouteTable(
             segments=("tasks", "*"),
             custom_verb="subscribe",
             captures=(Capture(field="id", start=1, end=2),),
+            tenant_variant="/{tenant}/tasks/{id=*}:subscribe",
         ),
         Pattern(
             verb="POST",
@@ -505,6 +499,7 @@ TABLE = RouteTable(
             segments=("tasks", "*"),
             custom_verb="subscribe",
             captures=(Capture(field="id", start=1, end=2),),
+            tenant_variant="/{tenant}/tasks/{id=*}:subscribe",
         ),
         Pattern(
             verb="GET",
@@ -531,6 +526,7 @@ TABLE = RouteTable(
             template="/tasks/{task_id=*}/pushNotificationConfigs",
             segments=("tasks", "*", "pushNotificationConfigs"),
             captures=(Capture(field="taskId", start=1, end=2),),
+            tenant_variant="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
         ),
         Pattern(
             verb="POST",
@@ -549,6 +545,7 @@ TABLE = RouteTable(
                 Capture(field="taskId", start=1, end=2),
                 Capture(field="id", start=3, end=4),
             ),
+            tenant_variant="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
         ),
         Pattern(
             verb="GET",
@@ -565,6 +562,7 @@ TABLE = RouteTable(
             template="/tasks/{task_id=*}/pushNotificationConfigs",
             segments=("tasks", "*", "pushNotificationConfigs"),
             captures=(Capture(field="taskId", start=1, end=2),),
+            tenant_variant="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
         ),
         Pattern(
             verb="GET",
@@ -576,7 +574,10 @@ TABLE = RouteTable(
             ),
         ),
         Pattern(
-            verb="GET", template="/extendedAgentCard", segments=("extendedAgentCard",)
+            verb="GET",
+            template="/extendedAgentCard",
+            segments=("extendedAgentCard",),
+            tenant_variant="/{tenant}/extendedAgentCard",
         ),
         Pattern(
             verb="GET",
@@ -592,6 +593,7 @@ TABLE = RouteTable(
                 Capture(field="taskId", start=1, end=2),
                 Capture(field="id", start=3, end=4),
             ),
+            tenant_variant="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
         ),
         Pattern(
             verb="DELETE",
@@ -873,6 +875,9 @@ TABLE = RouteTable(
     max_segments=MAX_PATH_SEGMENTS,
     headers=_headers,
 )
+
+TENANT_VARIANTS: Mapping[Route, Route] = TABLE.tenant_variants
+"""Each plain route mapped to its ``/{tenant}`` variant."""
 
 
 def match(verb: str, raw_path: str) -> Match | None:

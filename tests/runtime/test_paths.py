@@ -1091,6 +1091,24 @@ def test_patterns_are_named_by_verb_and_template() -> None:
         [route], [pattern], {"Get": [client]}, query=codecs, max_segments=2
     )
     assert table.build("Get", {"id": "a"}).path == "/tasks/a"
+    assert table.tenant_variants == {}
+    twin, twin_pattern, _ = _route_parts(
+        Spec("Get", "GET", "/{tenant}/tasks/{id}", tenant=True)
+    )
+    linked = pattern._replace(tenant_variant=twin.template)
+    table = RouteTable(
+        [route, twin], [twin_pattern, linked], {}, query=codecs, max_segments=3
+    )
+    assert table.tenant_variants == {route: twin}
+    assert table.routes == (route, twin)  # the table's order, whatever the patterns'
+    with pytest.raises(ValueError, match="no route GET /x/tasks/{id}"):
+        RouteTable(
+            [route],
+            [pattern._replace(tenant_variant="/x/tasks/{id}")],
+            {},
+            query=codecs,
+            max_segments=2,
+        )
 
 
 def test_build_tries_the_bindings_in_order() -> None:
