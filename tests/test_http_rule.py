@@ -101,6 +101,12 @@ def test_pieces_for_building() -> None:
         ("/a/{x=**}", "/a", None),  # a variable never matches empty
         ("/a/**", "/a", "/a"),
         ("/a/**", "/{x=**}", "/a"),
+        # A custom verb after `**`: only routes with the same verb overlap.
+        ("/a/{x=**}:run", "/a/b:run", "/a/b:run"),
+        ("/a/{x=**}:run", "/a/{x=**}", None),
+        ("/a/**:run", "/{y=**}:run", "/a:run"),
+        ("/a/{x=**}:run", "/a:run", None),
+        ("/a/{x=**}:run", "/b/{x=**}:run", None),
         ("/a/b", "/a/c", None),
         ("/v1/{name=tasks/*}:cancel", "/v1/{parent=tasks/*}:cancel", "/v1/tasks/x:cancel"),
     ],
@@ -137,7 +143,7 @@ def _templates(draw: st.DrawFn) -> str:
     text = "/" + "/".join(parts)
     if draw(st.booleans()):
         text += "/**" if draw(st.booleans()) else "/{rest=**}"
-    elif draw(st.booleans()):
+    if draw(st.booleans()):  # a custom verb may follow `**` too
         text += ":" + draw(_literal)
     return text
 
