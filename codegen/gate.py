@@ -7,9 +7,11 @@ server imports the package. It parses each module and checks: the first two line
 the fixed header (PEP 263 reads an encoding declaration from them); at the top level
 there are only docstrings, imports from the standard library modules the templates use
 or from the package itself, assignments to plain names, functions and classes; no name
-is defined twice (but ``@overload`` series); calls at the top level name only the
-package's own constructors (imported from its runtime) and a few builtins; class bodies hold only a docstring, annotated fields and
-functions.
+is defined twice (but ``@overload`` series); calls at the top level, and everything
+that runs when a ``def`` or ``class`` statement does (decorators, bases, class keywords,
+default values of every kind of argument, annotations), name only the package's own
+constructors (imported from its runtime) and a few builtins; a decorator is a call too;
+class bodies hold only a docstring, annotated fields and functions; no metaclass.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ HEADER_LINE_2 = "# Regenerate this package from its proto rather than editing it
 _STDLIB = frozenset(sys.stdlib_module_names)
 # Calls the tables make at the top level besides the package's own constructors.
 _CALLS = frozenset({"MappingProxyType", "TypedDict", "dataclass", "frozenset"})
+# Decorators the templates write as bare names (each is called with what it decorates).
+_DECORATORS = frozenset({"overload"})
 
 
 class GateError(RuntimeError):
@@ -97,6 +101,39 @@ def check_module(module: str, source: str) -> None:
                     call, f"a call to {ast.unparse(call.func)!r} at the top level"
                 )
 
+    def check_decorators(
+        node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+    ) -> None:
+        # A decorator is called at import: a bare name must be one the calls allow.
+        for decorator in node.decorator_list:
+            callee = _name(decorator)
+            if isinstance(decorator, ast.Call):
+                check_calls(decorator)
+            elif callee is None or (
+                callee not in _DECORATORS and callee not in _CALLS and callee not in own
+            ):
+                raise refuse(decorator, f"a decorator {ast.unparse(decorator)!r}")
+
+    def check_function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        # Decorators, default values and (without ``from __future__ import
+        # annotations``) annotations run when the ``def`` does.
+        check_decorators(node)
+        arguments = node.args
+        every = [
+            *arguments.posonlyargs,
+            *arguments.args,
+            *arguments.kwonlyargs,
+            *(a for a in (arguments.vararg, arguments.kwarg) if a is not None),
+        ]
+        evaluated = [
+            *arguments.defaults,
+            *(d for d in arguments.kw_defaults if d is not None),
+            *(a.annotation for a in every if a.annotation is not None),
+            *([node.returns] if node.returns is not None else []),
+        ]
+        for expression in evaluated:
+            check_calls(expression)
+
     for node in tree.body:
         if isinstance(node, ast.Expr):
             if not (
@@ -124,31 +161,31 @@ def check_module(module: str, source: str) -> None:
                 raise refuse(node, "an assignment to something other than one name")
             if node.value is not None:
                 check_calls(node.value)
+            if isinstance(node, ast.AnnAssign):
+                check_calls(node.annotation)
             define(names[0], node)
         elif isinstance(node, ast.FunctionDef):
-            # Decorators and default values run at import.
-            for evaluated in [*node.decorator_list, *node.args.defaults]:
-                check_calls(evaluated)
-            for default in node.args.kw_defaults:
-                if default is not None:
-                    check_calls(default)
+            check_function(node)
             define(node.name, node)
         elif isinstance(node, ast.ClassDef):
-            for evaluated in [*node.decorator_list, *node.bases]:
+            check_decorators(node)
+            for evaluated in node.bases:
                 check_calls(evaluated)
+            for keyword in node.keywords:
+                # ``metaclass=`` is called with the class body's namespace at import.
+                if keyword.arg is None or keyword.arg == "metaclass":
+                    raise refuse(keyword, f"a class keyword {ast.unparse(keyword)!r}")
+                check_calls(keyword.value)
             for statement in node.body:
                 if isinstance(statement, ast.Expr) and isinstance(
                     statement.value, ast.Constant
                 ):
                     continue
                 if isinstance(statement, ast.AnnAssign) and statement.value is None:
+                    check_calls(statement.annotation)
                     continue
                 if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    for evaluated in [
-                        *statement.decorator_list,
-                        *statement.args.defaults,
-                    ]:
-                        check_calls(evaluated)
+                    check_function(statement)
                     continue
                 raise refuse(statement, f"an unexpected statement in class {node.name}")
             define(node.name, node)

@@ -181,11 +181,10 @@ class _Parser:
             return PathTemplate(self.text, (), (), None)
         self.parse_segments(in_variable=False)
         if self.peek() == ":":
+            # http.proto: "**" must be the last part of the path "except the Verb",
+            # and both reference transcoders match ``/a/**:verb``.
             self.pos += 1
-            start = self.pos
             verb = self.parse_literal("custom verb")
-            if self.has_deep_wildcard():
-                raise self.error("a custom verb cannot follow '**'", start - 1)
         if self.pos != len(self.text):
             raise self.error(f"unexpected {self.peek()!r}")
         return PathTemplate(

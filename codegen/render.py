@@ -168,7 +168,10 @@ def _python_literal(value: object) -> str:
     """A Python literal for a str, int, bool, None or a tuple of those; a ``Call`` or an
     ``Item`` of the views as the expression it stands for."""
     if isinstance(value, Call):
-        return f"{value.name}({', '.join(map(_python_literal, value.args))})"
+        arguments = [_python_literal(arg) for arg in value.args] + [
+            f"{name}={_python_literal(arg)}" for name, arg in value.keywords
+        ]
+        return f"{value.name}({', '.join(arguments)})"
     if isinstance(value, Item):
         return f"{value.table}[{value.position:d}]"
     if type(value) is tuple:  # a plain tuple: a record (a NamedTuple) is no literal

@@ -12,7 +12,7 @@ import keyword
 import unicodedata
 from typing import NamedTuple
 
-from .model import Binding, BindingFile, Field, Method, QueryParam, query_codec
+from .model import Binding, BindingFile, Field, Method, QueryParam, Route, query_codec
 from .model import validation_kind
 from .model.naming import MESSAGES_IMPORTS, private_base, snake_case
 
@@ -81,12 +81,14 @@ class FileView:
 
 
 class Call(NamedTuple):
-    """``name(*args)`` as the ``py`` filter prints it: ``name`` is a class of the
-    runtime (fixed text), ``args`` are literals. Tables hold these so a template prints
-    a whole entry as one expression."""
+    """``name(*args, **keywords)`` as the ``py`` filter prints it: ``name`` is a class
+    of the runtime (fixed text), ``args`` are literals, ``keywords`` (name, literal)
+    pairs with fixed names. Tables hold these so a template prints a whole entry as one
+    expression."""
 
     name: str
     args: tuple[object, ...]
+    keywords: tuple[tuple[str, object], ...] = ()
 
 
 class Item(NamedTuple):
@@ -104,14 +106,24 @@ class RouteView(NamedTuple):
     binding: Binding
     comment: str  # the rpc's comment, on its first route only
     captures: tuple[Call, ...]  # the ``Capture`` rows of its pattern
+    tenant_variant: str  # the template of its ``/{tenant}`` variant, or ""
 
     @property
-    def segments(self) -> tuple[str, ...]:
-        return tuple(str(segment) for segment in self.binding.template.segments)
-
-    @property
-    def custom_verb(self) -> str:
-        return self.binding.template.verb or ""
+    def pattern(self) -> Call:
+        """The ``Pattern`` row, named by the route's verb and template."""
+        template = self.binding.template
+        keywords: tuple[tuple[str, object], ...] = (
+            ("verb", self.binding.verb),
+            ("template", template.source),
+            ("segments", tuple(str(segment) for segment in template.segments)),
+        )
+        if template.verb:
+            keywords += (("custom_verb", template.verb),)
+        if self.captures:
+            keywords += (("captures", self.captures),)
+        if self.tenant_variant:
+            keywords += (("tenant_variant", self.tenant_variant),)
+        return Call("Pattern", (), keywords)
 
 
 def _path_codec(field: Field) -> tuple[str, str]:
@@ -135,22 +147,26 @@ class RoutesView(FileView):
             for path_field, start, end in binding.captures:
                 codec, enum = _path_codec(path_field.field)
                 single = path_field.single_segment
-                captures.append(
-                    Call(
-                        "Capture",
-                        (path_field.json_name, start, start + 1 if single else end)
-                        + (single,)
-                        + ((codec, enum) if codec else ()),
-                    )
+                keywords: tuple[tuple[str, object], ...] = (
+                    ("field", path_field.json_name),
+                    ("start", start),
+                    ("end", start + 1 if single else end),
                 )
+                if not single:
+                    keywords += (("single_segment", False),)
+                if codec:
+                    keywords += (("codec", codec),) + (
+                        (("enum", enum),) if enum else ()
+                    )
+                captures.append(Call("Capture", (), keywords))
             comment = method.comment if first else ""
-            rows.append(RouteView(method, binding, comment, tuple(captures)))
+            twin = (
+                ""
+                if route.twin is None
+                else self.file.routes[route.twin].binding.template.source
+            )
+            rows.append(RouteView(method, binding, comment, tuple(captures), twin))
         return tuple(rows)
-
-    @property
-    def tenant_variants(self) -> tuple[tuple[int, int], ...]:
-        """(plain route, its tenant variant) by position in ``ROUTES``."""
-        return tuple((r.index, r.twin) for r in self.file.routes if r.twin is not None)
 
     @property
     def has_tenant_routes(self) -> bool:
@@ -171,31 +187,49 @@ class RoutesView(FileView):
 
     @property
     def client_routes(self) -> tuple[tuple[str, tuple[Call, ...]], ...]:
-        """Per rpc: the ``ClientRoute`` rows of the route a client sends, then of its
-        tenant variant if any (raw text as a string, a field as a ``ClientPiece``)."""
-        result = []
-        for method in self.file.methods:
-            rows = []
-            for route in self.file.client_routes(method):
-                pieces = tuple(
+        """Per rpc: the ``ClientRoute`` rows of the bindings ``build`` tries, in order,
+        each with its tenant variant if any (raw text as a string, a field as a
+        ``ClientPiece``)."""
+        return tuple(
+            (
+                method.name,
+                tuple(
+                    self._client_route(route, twin)
+                    for route, twin in self.file.client_bindings(method)
+                ),
+            )
+            for method in self.file.methods
+        )
+
+    def _client_route(self, route: Route, twin: Route | None) -> Call:
+        """The ``ClientRoute`` row of ``route`` (and of its tenant variant ``twin``)."""
+        binding = route.binding
+        pieces = tuple(
+            (
+                piece
+                if isinstance(piece, str)
+                else Call(
+                    "ClientPiece",
+                    (),
                     (
-                        piece
-                        if isinstance(piece, str)
-                        else Call(
-                            "ClientPiece",
-                            (piece.json_name, piece.json_path, piece.single_segment),
-                        )
-                    )
-                    for piece in route.binding.pieces
+                        ("name", piece.json_name),
+                        ("json_path", piece.json_path),
+                        ("single_segment", piece.single_segment),
+                    ),
                 )
-                rows.append(
-                    Call(
-                        "ClientRoute",
-                        (route.index, pieces, self.file.rechecked(route)),
-                    )
-                )
-            result.append((method.name, tuple(rows)))
-        return tuple(result)
+            )
+            for piece in binding.pieces
+        )
+        keywords: tuple[tuple[str, object], ...] = (
+            ("verb", binding.verb),
+            ("template", binding.template.source),
+            ("pieces", pieces),
+        )
+        if self.file.rechecked(route):
+            keywords += (("recheck", True),)
+        if twin is not None:
+            keywords += (("tenant", self._client_route(twin, None)),)
+        return Call("ClientRoute", (), keywords)
 
     @property
     def build_overloads(self) -> tuple[tuple[str, str], ...]:

@@ -71,3 +71,54 @@ def test_anything_else_is_refused(source: str, message: str) -> None:
         return
     with pytest.raises(GateError, match=message):
         check_module("routes.py", source)
+
+
+def method(body: str) -> str:
+    """GOOD with a class holding ``body`` (indented one level)."""
+    return GOOD + "\n\nclass Client:\n    " + body + "\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        # Everything a def or class statement evaluates at import, in every place.
+        (method("def f(self, *, x: int = exec('1')) -> None: ..."), "'exec'"),
+        (
+            method("async def f(self, *, x: int = exec('1')) -> None: ..."),
+            "'exec'",
+        ),
+        (method("def f(self, x: int = exec('1'), /) -> None: ..."), "'exec'"),
+        (method("def f(self, x: exec('1')) -> None: ..."), "'exec'"),
+        (method("def f(self, *a: exec('1')) -> None: ..."), "'exec'"),
+        (method("def f(self, **k: exec('1')) -> None: ..."), "'exec'"),
+        (method("def f(self) -> exec('1'): ..."), "'exec'"),
+        (method("def f(self, x=lambda y=exec('1'): y) -> None: ..."), "'exec'"),
+        (method("@exec\n    def f(self) -> None: ..."), "decorator 'exec'"),
+        (method("@os.system\n    def f(self) -> None: ..."), "os.system"),
+        (method("x: exec('1')"), "'exec'"),
+        (GOOD + "\ndef f(*, x: int = exec('1')) -> None: ...\n", "'exec'"),
+        (GOOD + "\ndef f(x: int = exec('1'), /) -> None: ...\n", "'exec'"),
+        (GOOD + "\ndef f(x: exec('1')) -> None: ...\n", "'exec'"),
+        (GOOD + "\ndef f() -> exec('1'): ...\n", "'exec'"),
+        (GOOD + "\n@print\ndef f() -> None: ...\n", "decorator 'print'"),
+        (GOOD + "\n@print\nclass C:\n    pass\n", "decorator 'print'"),
+        (GOOD + "\nclass C(metaclass=type):\n    pass\n", "metaclass"),
+        (GOOD + "\nclass C(**kw):\n    pass\n", "class keyword"),
+        (GOOD + "\nclass C(TypedDict, total=exec('1')):\n    pass\n", "'exec'"),
+        (GOOD + "\nclass C(exec('1')):\n    pass\n", "'exec'"),
+        (GOOD + "\nX: exec('1') = 1\n", "'exec'"),
+    ],
+)
+def test_what_runs_at_a_def_or_class_is_checked(source: str, message: str) -> None:
+    with pytest.raises(GateError, match=message):
+        check_module("routes.py", source)
+
+
+def test_what_the_templates_write_in_classes_passes() -> None:
+    check_module(
+        "routes.py",
+        method(
+            "@overload\n    def f(self, x: int, /, *, y: str = 'a') -> None: ...\n"
+            "    async def g(self, *a: int, **k: str) -> Query: ..."
+        ),
+    )

@@ -25,6 +25,10 @@ from codegen.http_rule import SegmentKind, TemplateError, overlap_example, parse
         ("/v1/{book.name=shelves/*}", ("v1", "shelves", "*"), [("book.name", 1, 3, False)], None),
         ("/files/{path=**}", ("files", "**"), [("path", 1, None, False)], None),
         ("/a/**", ("a", "**"), [], None),
+        # http.proto: "**" is the last part of the path "except the Verb".
+        ("/a/**:run", ("a", "**", ":run"), [], "run"),
+        ("/v1/{name=**}:run", ("v1", "**", ":run"), [("name", 1, None, False)], "run"),
+        ("/{x=a/**}:run", ("a", "**", ":run"), [("x", 0, None, False)], "run"),
         ("/a/*/b", ("a", "*", "b"), [], None),
         ("/v1/{x=foo}", ("v1", "foo"), [("x", 1, 2, False)], None),
         ("/a%20b/{id}", ("a%20b", "*"), [("id", 1, 2, True)], None),
@@ -46,8 +50,8 @@ def test_parses(text: str, shape: tuple[str, ...], variables: list[tuple[object,
         ("tasks", "must start with '/'", 1),
         ("/a/**/b", "'**' must be the last segment", 7),
         ("/{x=**}/y", "'**' must be the last segment", 9),
-        ("/{x=**}:run", "a custom verb cannot follow '**'", 8),
-        ("/a/**:run", "a custom verb cannot follow '**'", 6),
+        ("/{x=**}:run/a", "unexpected '/'", 12),
+        ("/a/**:run:b", "unexpected ':'", 10),
         ("/{a}/{a}", "variable 'a' is bound twice", 6),
         ("/a//b", "empty path segment", 4),
         ("/a/", "empty path segment", 4),
@@ -97,6 +101,12 @@ def test_pieces_for_building() -> None:
         ("/a/{x=**}", "/a", None),  # a variable never matches empty
         ("/a/**", "/a", "/a"),
         ("/a/**", "/{x=**}", "/a"),
+        # A custom verb after `**`: only routes with the same verb overlap.
+        ("/a/{x=**}:run", "/a/b:run", "/a/b:run"),
+        ("/a/{x=**}:run", "/a/{x=**}", None),
+        ("/a/**:run", "/{y=**}:run", "/a:run"),
+        ("/a/{x=**}:run", "/a:run", None),
+        ("/a/{x=**}:run", "/b/{x=**}:run", None),
         ("/a/b", "/a/c", None),
         ("/v1/{name=tasks/*}:cancel", "/v1/{parent=tasks/*}:cancel", "/v1/tasks/x:cancel"),
     ],
@@ -133,7 +143,7 @@ def _templates(draw: st.DrawFn) -> str:
     text = "/" + "/".join(parts)
     if draw(st.booleans()):
         text += "/**" if draw(st.booleans()) else "/{rest=**}"
-    elif draw(st.booleans()):
+    if draw(st.booleans()):  # a custom verb may follow `**` too
         text += ":" + draw(_literal)
     return text
 

@@ -271,6 +271,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
         ("GET", "/admin/ping", "Ping", {}),
         ("GET", "/", "Ping", {}),
         ("POST", "/admin/x/y", "Purge", {"path": "x/y"}),
+        ("GET", "/v1/books/b1", "GetBook", {"bookId": "b1"}),
     ],
 )
 def test_library_match(library: ModuleType, verb: str, path: str, rpc: str, params: dict[str, str]) -> None:
@@ -291,6 +292,83 @@ def test_library_match(library: ModuleType, verb: str, path: str, rpc: str, para
 )
 def test_library_no_match(library: ModuleType, verb: str, path: str) -> None:
     assert library.match(verb, path) is None
+
+
+@pytest.mark.parametrize(
+    ("path", "template", "params"),
+    [
+        # A custom verb after `**` (http.proto: `**` is last "except the Verb"), as
+        # grpc-gateway (runtime/pattern.go, mux.go) and Envoy's path_matcher take it:
+        # the verb is split off the last segment, `**` takes the segments before it.
+        ("/admin/x:now", "/admin/{path=**}:now", {"path": "x"}),
+        ("/admin/x/y:now", "/admin/{path=**}:now", {"path": "x/y"}),
+        ("/admin/x%2Fy/z%20:now", "/admin/{path=**}:now", {"path": "x%2Fy/z "}),
+        ("/admin/a:b/c:now", "/admin/{path=**}:now", {"path": "a:b/c"}),
+        # Without the verb, or with one no route has, the plain `**` route.
+        ("/admin/x/y", "/admin/{path=**}", {"path": "x/y"}),
+        ("/admin/x/y:later", "/admin/{path=**}", {"path": "x/y:later"}),
+        ("/admin/x:now:now", "/admin/{path=**}:now", {"path": "x:now"}),
+    ],
+)
+def test_library_custom_verb_after_deep_wildcard(
+    library: ModuleType, path: str, template: str, params: dict[str, str]
+) -> None:
+    found = library.match("POST", path)
+    assert found is not None, path
+    assert (found.route.template, found.params) == (template, params)
+    assert library.allowed_verbs(path) == {"POST"}
+
+
+@pytest.mark.parametrize("path", ["/admin:now", "/admin/:now", "/admin//x:now", "/admin/x/:now"])
+def test_library_custom_verb_after_deep_wildcard_needs_segments(library: ModuleType, path: str) -> None:
+    assert library.match("POST", path) is None
+
+
+def test_library_build_picks_the_first_binding_the_request_fits(library: ModuleType) -> None:
+    # GetBook: `/v1/{name=shelves/*/books/*}`, then `/v1/books/{book_id}`.
+    assert library.build("GetBook", {"bookId": "b 1"}).path == "/v1/books/b%201"
+    both = library.build("GetBook", {"name": "shelves/s/books/b", "bookId": "b"})
+    assert (both.path, both.query) == ("/v1/shelves/s/books/b", [("bookId", "b")])
+    # A name that does not fit its variable's pattern falls to the next binding.
+    short = library.build("GetBook", {"name": "authors/a", "bookId": "b"})
+    assert (short.path, short.query) == ("/v1/books/b", [("name", "authors/a")])
+    for built in (both, short):
+        found = library.match(built.verb, built.path)
+        assert found is not None and found.route.rpc == "GetBook"
+    # Neither fits: the first binding's error.
+    with pytest.raises(ValueError, match="path field 'name' is missing"):
+        library.build("GetBook", {})
+    with pytest.raises(ValueError, match="does not route back"):
+        library.build("GetBook", {"name": "authors/a/books/b"})
+    # Another verb on the same template is never tried: PATCH stays UpdateBook's.
+    assert library.build("UpdateBook", {"book": {"name": "shelves/s/books/b"}}).verb == "PATCH"
+    # ReadFile's HEAD rule is not tried either; Ping's `/` is, but `/admin/ping` fits first.
+    assert library.build("ReadFile", {"path": "a/b"}).verb == "GET"
+    assert library.build("Ping", {}).path == "/admin/ping"
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"book_id": "b1"},
+        {"name": "shelves/s/books/b", "book_id": "b"},
+        {"name": "authors/a", "book_id": "b"},
+        {"name": "shelves/s/books/b"},
+        {"name": "shelves/s/books/b", "book_id": ""},
+        {"name": "", "book_id": "b"},
+    ],
+)
+def test_library_build_chooses_as_google_api_core(library: ModuleType, request_: dict[str, str]) -> None:
+    """Differential: google-api-core's ``path_template.transcode`` (what gapic clients
+    use to pick an http rule) sends the same path for the same request."""
+    path_template = pytest.importorskip("google.api_core.path_template")
+    options = [
+        {"method": "get", "uri": "/v1/{name=shelves/*/books/*}"},
+        {"method": "get", "uri": "/v1/books/{book_id}"},
+    ]
+    expected = path_template.transcode(options, **request_)["uri"]
+    json_request = {"bookId" if k == "book_id" else k: v for k, v in request_.items()}
+    assert library.build("GetBook", json_request).path == expected
 
 
 def test_library_build(library: ModuleType) -> None:

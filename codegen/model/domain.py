@@ -454,6 +454,23 @@ class BindingFile:
             return (chosen,)
         return (chosen, self.routes[chosen.twin])
 
+    def client_bindings(self, method: Method) -> tuple[tuple[Route, Route | None], ...]:
+        """The routes ``build`` tries for an rpc, in order, each with its tenant
+        variant: the one ``client_routes`` gives, then each other binding with a
+        template of its own (another verb on the same template would take the same
+        fields, so it is never the better fit)."""
+        chosen = [self.client_routes(method)[0]]
+        for route in self.method_routes(method):
+            template = route.binding.template.source
+            if not route.binding.tenant and all(
+                template != c.binding.template.source for c in chosen
+            ):
+                chosen.append(route)
+        return tuple(
+            (route, None if route.twin is None else self.routes[route.twin])
+            for route in chosen
+        )
+
     def rechecked(self, route: Route) -> bool:
         """True when a path built for ``route`` might route elsewhere, so ``build`` must
         match it again: the route loses some overlap, or a variable spans several

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, NamedTuple, Union
 from urllib.parse import quote, unquote, unquote_to_bytes
 
@@ -79,12 +80,16 @@ class Capture(NamedTuple):
 
 
 class Pattern(NamedTuple):
-    """How the server matches one route: its raw segments (``*`` and ``**`` for
-    wildcards), its custom verb (``""`` for none) and its captures."""
+    """How the server matches the route with this ``verb`` and ``template``: its raw
+    segments (``*`` and ``**`` for wildcards), its custom verb (``""`` for none), its
+    captures, and the template of its ``/{tenant}`` variant (same verb), if any."""
 
+    verb: str
+    template: str
     segments: tuple[str, ...]
-    custom_verb: str
-    captures: tuple[Capture, ...]
+    custom_verb: str = ""
+    captures: tuple[Capture, ...] = ()
+    tenant_variant: str = ""
 
 
 class ClientPiece(NamedTuple):
@@ -96,13 +101,16 @@ class ClientPiece(NamedTuple):
 
 
 class ClientRoute(NamedTuple):
-    """How a client builds one rpc's route: the route's index in the table, its path as
-    raw text and fields, and whether the built path must be matched again because
-    another route could take it (or a value could break out of its variable)."""
+    """How a client builds the route with this ``verb`` and ``template``: its path as
+    raw text and fields, whether the built path must be matched again because another
+    route could take it (or a value could break out of its variable), and how to build
+    its ``/{tenant}`` variant, if it has one."""
 
-    route: int
+    verb: str
+    template: str
     pieces: tuple[str | ClientPiece, ...]
-    recheck: bool
+    recheck: bool = False
+    tenant: ClientRoute | None = None
 
 
 @dataclass(slots=True)
@@ -260,12 +268,14 @@ class RouteNotFound(LookupError):
 
 
 class RouteTable:
-    """The routes of one package, their tree, and the client's route for each rpc.
+    """The routes of one package, their tree, and the client's routes for each rpc.
 
-    ``routes`` and ``patterns`` run in parallel (table order); ``client_routes`` gives,
-    per rpc, the route a client sends and then its tenant variant, if any.
-    ``tenant_field`` is the json name of the field the tenant variants bind (``""`` when
-    there are none). ``max_segments`` bounds the segments a matching path can have.
+    ``patterns`` holds one ``Pattern`` per route, named by the route's verb and template
+    (unique in a table), and links a plain route to its tenant variant
+    (``tenant_variants``); ``client_routes`` gives, per rpc, the bindings ``build``
+    tries in order (each with its tenant variant). ``tenant_field`` is the json name of the
+    field the tenant variants bind (``""`` when there are none). ``max_segments``
+    bounds the segments a matching path can have.
     """
 
     def __init__(
@@ -279,9 +289,26 @@ class RouteTable:
         max_segments: int,
         headers: Callable[[bool], list[tuple[str, str]]] | None = None,
     ) -> None:
-        if len(routes) != len(patterns):
-            raise ValueError("every route needs exactly one pattern")
         self.routes = tuple(routes)
+        by_key = {(route.verb, route.template): route for route in self.routes}
+        named = {(p.verb, p.template): p for p in patterns}
+        if len(by_key) != len(self.routes) or by_key.keys() != named.keys():
+            raise ValueError(
+                "every route needs exactly one pattern, by verb and template"
+            )
+        patterns = [named[key] for key in by_key]
+        for p in patterns:
+            if p.tenant_variant and (p.verb, p.tenant_variant) not in by_key:
+                raise ValueError(
+                    f"{p.verb} {p.template}: no route {p.verb} {p.tenant_variant}"
+                )
+        self.tenant_variants: Mapping[Route, Route] = MappingProxyType(
+            {
+                by_key[p.verb, p.template]: by_key[p.verb, p.tenant_variant]
+                for p in patterns
+                if p.tenant_variant
+            }
+        )
         self.query = query
         self.tenant_field = tenant_field
         self.max_segments = max_segments
@@ -307,7 +334,18 @@ class RouteTable:
                     node = node.literals.setdefault(segment, _Node())
             node.targets.setdefault((pattern.custom_verb, target.route.verb), target)
         self._client = {
-            rpc: tuple((self.routes[c.route], c) for c in choices)
+            rpc: tuple(
+                (
+                    by_key[c.verb, c.template],
+                    c,
+                    (
+                        None
+                        if c.tenant is None
+                        else by_key[c.tenant.verb, c.tenant.template]
+                    ),
+                )
+                for c in choices
+            )
             for rpc, choices in client_routes.items()
         }
         self._flat = self._flat_index(targets, patterns)
@@ -580,12 +618,35 @@ class RouteTable:
         *,
         tenant: str | None = None,
     ) -> HttpRequest:
-        """The HTTP request a client sends (see the generated ``routes.build``)."""
+        """The HTTP request a client sends (see the generated ``routes.build``): the
+        first of the rpc's bindings the request fits (its path fields set, their
+        values fitting the variables), else the first binding's error."""
         choices = self._client.get(rpc)
         if choices is None:
             raise ValueError(f"unknown rpc {rpc!r}")
+        if len(choices) == 1:
+            return self._build(rpc, request, tenant, *choices[0])
+        failure: ValueError | None = None
+        for choice in choices:
+            try:
+                return self._build(rpc, request, tenant, *choice)
+            except ValueError as error:
+                failure = failure or error
+        assert failure is not None
+        raise failure
+
+    def _build(
+        self,
+        rpc: str,
+        request: Mapping[str, Any],
+        tenant: str | None,
+        route: Route,
+        client: ClientRoute,
+        tenant_route: Route | None,
+    ) -> HttpRequest:
+        """The request for one binding (``client`` builds ``route``; ``tenant_route``
+        is its tenant variant)."""
         fields = dict(request)
-        route, client = choices[0]
         tenant_field = self.tenant_field
         if tenant_field:
             given = fields.get(tenant_field) or ""
@@ -596,8 +657,8 @@ class RouteTable:
                 )
             chosen = tenant or given
             if chosen:
-                if len(choices) > 1:
-                    route, client = choices[1]
+                if tenant_route is not None and client.tenant is not None:
+                    route, client = tenant_route, client.tenant
                     fields[tenant_field] = chosen
                 elif tenant:
                     raise ValueError(f"{rpc}: this rpc has no tenant route")

@@ -397,22 +397,6 @@ ROUTES: tuple[Route, ...] = (
 )
 """Every route: rpcs in declaration order, each rpc's rules as written in the proto."""
 
-TENANT_VARIANTS: Mapping[Route, Route] = {
-    ROUTES[0]: ROUTES[1],
-    ROUTES[2]: ROUTES[3],
-    ROUTES[4]: ROUTES[5],
-    ROUTES[6]: ROUTES[7],
-    ROUTES[8]: ROUTES[9],
-    ROUTES[10]: ROUTES[12],
-    ROUTES[11]: ROUTES[13],
-    ROUTES[14]: ROUTES[15],
-    ROUTES[16]: ROUTES[17],
-    ROUTES[18]: ROUTES[19],
-    ROUTES[20]: ROUTES[21],
-    ROUTES[22]: ROUTES[23],
-}
-"""Each plain route mapped to its ``/{tenant}`` variant."""
-
 MAX_PATH_SEGMENTS = 5
 """The most segments of any route: a longer path cannot match, so it is refused before
 any work is done."""
@@ -426,302 +410,463 @@ def _headers(body: bool) -> list[tuple[str, str]]:
 
 TABLE = RouteTable(
     ROUTES,
-    (
+    patterns=(
         Pattern(
-            ("message",),
-            "send",
-            (),
+            verb="POST",
+            template="/message:send",
+            segments=("message",),
+            custom_verb="send",
+            tenant_variant="/{tenant}/message:send",
         ),
         Pattern(
-            ("*", "message"),
-            "send",
-            (Capture("tenant", 0, 1, True),),
+            verb="POST",
+            template="/{tenant}/message:send",
+            segments=("*", "message"),
+            custom_verb="send",
+            captures=(Capture(field="tenant", start=0, end=1),),
         ),
         Pattern(
-            ("message",),
-            "stream",
-            (),
+            verb="POST",
+            template="/message:stream",
+            segments=("message",),
+            custom_verb="stream",
+            tenant_variant="/{tenant}/message:stream",
         ),
         Pattern(
-            ("*", "message"),
-            "stream",
-            (Capture("tenant", 0, 1, True),),
+            verb="POST",
+            template="/{tenant}/message:stream",
+            segments=("*", "message"),
+            custom_verb="stream",
+            captures=(Capture(field="tenant", start=0, end=1),),
         ),
         Pattern(
-            ("tasks", "*"),
-            "",
-            (Capture("id", 1, 2, True),),
+            verb="GET",
+            template="/tasks/{id=*}",
+            segments=("tasks", "*"),
+            captures=(Capture(field="id", start=1, end=2),),
+            tenant_variant="/{tenant}/tasks/{id=*}",
         ),
         Pattern(
-            ("*", "tasks", "*"),
-            "",
-            (Capture("tenant", 0, 1, True), Capture("id", 2, 3, True)),
-        ),
-        Pattern(
-            ("tasks",),
-            "",
-            (),
-        ),
-        Pattern(
-            ("*", "tasks"),
-            "",
-            (Capture("tenant", 0, 1, True),),
-        ),
-        Pattern(
-            ("tasks", "*"),
-            "cancel",
-            (Capture("id", 1, 2, True),),
-        ),
-        Pattern(
-            ("*", "tasks", "*"),
-            "cancel",
-            (Capture("tenant", 0, 1, True), Capture("id", 2, 3, True)),
-        ),
-        Pattern(
-            ("tasks", "*"),
-            "subscribe",
-            (Capture("id", 1, 2, True),),
-        ),
-        Pattern(
-            ("tasks", "*"),
-            "subscribe",
-            (Capture("id", 1, 2, True),),
-        ),
-        Pattern(
-            ("*", "tasks", "*"),
-            "subscribe",
-            (Capture("tenant", 0, 1, True), Capture("id", 2, 3, True)),
-        ),
-        Pattern(
-            ("*", "tasks", "*"),
-            "subscribe",
-            (Capture("tenant", 0, 1, True), Capture("id", 2, 3, True)),
-        ),
-        Pattern(
-            ("tasks", "*", "pushNotificationConfigs"),
-            "",
-            (Capture("taskId", 1, 2, True),),
-        ),
-        Pattern(
-            ("*", "tasks", "*", "pushNotificationConfigs"),
-            "",
-            (Capture("tenant", 0, 1, True), Capture("taskId", 2, 3, True)),
-        ),
-        Pattern(
-            ("tasks", "*", "pushNotificationConfigs", "*"),
-            "",
-            (Capture("taskId", 1, 2, True), Capture("id", 3, 4, True)),
-        ),
-        Pattern(
-            ("*", "tasks", "*", "pushNotificationConfigs", "*"),
-            "",
-            (
-                Capture("tenant", 0, 1, True),
-                Capture("taskId", 2, 3, True),
-                Capture("id", 4, 5, True),
+            verb="GET",
+            template="/{tenant}/tasks/{id=*}",
+            segments=("*", "tasks", "*"),
+            captures=(
+                Capture(field="tenant", start=0, end=1),
+                Capture(field="id", start=2, end=3),
             ),
         ),
         Pattern(
-            ("tasks", "*", "pushNotificationConfigs"),
-            "",
-            (Capture("taskId", 1, 2, True),),
+            verb="GET",
+            template="/tasks",
+            segments=("tasks",),
+            tenant_variant="/{tenant}/tasks",
         ),
         Pattern(
-            ("*", "tasks", "*", "pushNotificationConfigs"),
-            "",
-            (Capture("tenant", 0, 1, True), Capture("taskId", 2, 3, True)),
+            verb="GET",
+            template="/{tenant}/tasks",
+            segments=("*", "tasks"),
+            captures=(Capture(field="tenant", start=0, end=1),),
         ),
         Pattern(
-            ("extendedAgentCard",),
-            "",
-            (),
+            verb="POST",
+            template="/tasks/{id=*}:cancel",
+            segments=("tasks", "*"),
+            custom_verb="cancel",
+            captures=(Capture(field="id", start=1, end=2),),
+            tenant_variant="/{tenant}/tasks/{id=*}:cancel",
         ),
         Pattern(
-            ("*", "extendedAgentCard"),
-            "",
-            (Capture("tenant", 0, 1, True),),
+            verb="POST",
+            template="/{tenant}/tasks/{id=*}:cancel",
+            segments=("*", "tasks", "*"),
+            custom_verb="cancel",
+            captures=(
+                Capture(field="tenant", start=0, end=1),
+                Capture(field="id", start=2, end=3),
+            ),
         ),
         Pattern(
-            ("tasks", "*", "pushNotificationConfigs", "*"),
-            "",
-            (Capture("taskId", 1, 2, True), Capture("id", 3, 4, True)),
+            verb="GET",
+            template="/tasks/{id=*}:subscribe",
+            segments=("tasks", "*"),
+            custom_verb="subscribe",
+            captures=(Capture(field="id", start=1, end=2),),
+            tenant_variant="/{tenant}/tasks/{id=*}:subscribe",
         ),
         Pattern(
-            ("*", "tasks", "*", "pushNotificationConfigs", "*"),
-            "",
-            (
-                Capture("tenant", 0, 1, True),
-                Capture("taskId", 2, 3, True),
-                Capture("id", 4, 5, True),
+            verb="POST",
+            template="/tasks/{id=*}:subscribe",
+            segments=("tasks", "*"),
+            custom_verb="subscribe",
+            captures=(Capture(field="id", start=1, end=2),),
+            tenant_variant="/{tenant}/tasks/{id=*}:subscribe",
+        ),
+        Pattern(
+            verb="GET",
+            template="/{tenant}/tasks/{id=*}:subscribe",
+            segments=("*", "tasks", "*"),
+            custom_verb="subscribe",
+            captures=(
+                Capture(field="tenant", start=0, end=1),
+                Capture(field="id", start=2, end=3),
+            ),
+        ),
+        Pattern(
+            verb="POST",
+            template="/{tenant}/tasks/{id=*}:subscribe",
+            segments=("*", "tasks", "*"),
+            custom_verb="subscribe",
+            captures=(
+                Capture(field="tenant", start=0, end=1),
+                Capture(field="id", start=2, end=3),
+            ),
+        ),
+        Pattern(
+            verb="POST",
+            template="/tasks/{task_id=*}/pushNotificationConfigs",
+            segments=("tasks", "*", "pushNotificationConfigs"),
+            captures=(Capture(field="taskId", start=1, end=2),),
+            tenant_variant="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
+        ),
+        Pattern(
+            verb="POST",
+            template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
+            segments=("*", "tasks", "*", "pushNotificationConfigs"),
+            captures=(
+                Capture(field="tenant", start=0, end=1),
+                Capture(field="taskId", start=2, end=3),
+            ),
+        ),
+        Pattern(
+            verb="GET",
+            template="/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+            segments=("tasks", "*", "pushNotificationConfigs", "*"),
+            captures=(
+                Capture(field="taskId", start=1, end=2),
+                Capture(field="id", start=3, end=4),
+            ),
+            tenant_variant="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+        ),
+        Pattern(
+            verb="GET",
+            template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+            segments=("*", "tasks", "*", "pushNotificationConfigs", "*"),
+            captures=(
+                Capture(field="tenant", start=0, end=1),
+                Capture(field="taskId", start=2, end=3),
+                Capture(field="id", start=4, end=5),
+            ),
+        ),
+        Pattern(
+            verb="GET",
+            template="/tasks/{task_id=*}/pushNotificationConfigs",
+            segments=("tasks", "*", "pushNotificationConfigs"),
+            captures=(Capture(field="taskId", start=1, end=2),),
+            tenant_variant="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
+        ),
+        Pattern(
+            verb="GET",
+            template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
+            segments=("*", "tasks", "*", "pushNotificationConfigs"),
+            captures=(
+                Capture(field="tenant", start=0, end=1),
+                Capture(field="taskId", start=2, end=3),
+            ),
+        ),
+        Pattern(
+            verb="GET",
+            template="/extendedAgentCard",
+            segments=("extendedAgentCard",),
+            tenant_variant="/{tenant}/extendedAgentCard",
+        ),
+        Pattern(
+            verb="GET",
+            template="/{tenant}/extendedAgentCard",
+            segments=("*", "extendedAgentCard"),
+            captures=(Capture(field="tenant", start=0, end=1),),
+        ),
+        Pattern(
+            verb="DELETE",
+            template="/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+            segments=("tasks", "*", "pushNotificationConfigs", "*"),
+            captures=(
+                Capture(field="taskId", start=1, end=2),
+                Capture(field="id", start=3, end=4),
+            ),
+            tenant_variant="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+        ),
+        Pattern(
+            verb="DELETE",
+            template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+            segments=("*", "tasks", "*", "pushNotificationConfigs", "*"),
+            captures=(
+                Capture(field="tenant", start=0, end=1),
+                Capture(field="taskId", start=2, end=3),
+                Capture(field="id", start=4, end=5),
             ),
         ),
     ),
-    {
+    client_routes={
         "SendMessage": (
-            ClientRoute(0, ("/message:send",), False),
             ClientRoute(
-                1,
-                ("/", ClientPiece("tenant", ("tenant",), True), "/message:send"),
-                False,
+                verb="POST",
+                template="/message:send",
+                pieces=("/message:send",),
+                tenant=ClientRoute(
+                    verb="POST",
+                    template="/{tenant}/message:send",
+                    pieces=(
+                        "/",
+                        ClientPiece(
+                            name="tenant", json_path=("tenant",), single_segment=True
+                        ),
+                        "/message:send",
+                    ),
+                ),
             ),
         ),
         "SendStreamingMessage": (
-            ClientRoute(2, ("/message:stream",), False),
             ClientRoute(
-                3,
-                ("/", ClientPiece("tenant", ("tenant",), True), "/message:stream"),
-                False,
+                verb="POST",
+                template="/message:stream",
+                pieces=("/message:stream",),
+                tenant=ClientRoute(
+                    verb="POST",
+                    template="/{tenant}/message:stream",
+                    pieces=(
+                        "/",
+                        ClientPiece(
+                            name="tenant", json_path=("tenant",), single_segment=True
+                        ),
+                        "/message:stream",
+                    ),
+                ),
             ),
         ),
         "GetTask": (
-            ClientRoute(4, ("/tasks/", ClientPiece("id", ("id",), True)), False),
             ClientRoute(
-                5,
-                (
-                    "/",
-                    ClientPiece("tenant", ("tenant",), True),
+                verb="GET",
+                template="/tasks/{id=*}",
+                pieces=(
                     "/tasks/",
-                    ClientPiece("id", ("id",), True),
+                    ClientPiece(name="id", json_path=("id",), single_segment=True),
                 ),
-                True,
+                tenant=ClientRoute(
+                    verb="GET",
+                    template="/{tenant}/tasks/{id=*}",
+                    pieces=(
+                        "/",
+                        ClientPiece(
+                            name="tenant", json_path=("tenant",), single_segment=True
+                        ),
+                        "/tasks/",
+                        ClientPiece(name="id", json_path=("id",), single_segment=True),
+                    ),
+                    recheck=True,
+                ),
             ),
         ),
         "ListTasks": (
-            ClientRoute(6, ("/tasks",), False),
             ClientRoute(
-                7, ("/", ClientPiece("tenant", ("tenant",), True), "/tasks"), True
+                verb="GET",
+                template="/tasks",
+                pieces=("/tasks",),
+                tenant=ClientRoute(
+                    verb="GET",
+                    template="/{tenant}/tasks",
+                    pieces=(
+                        "/",
+                        ClientPiece(
+                            name="tenant", json_path=("tenant",), single_segment=True
+                        ),
+                        "/tasks",
+                    ),
+                    recheck=True,
+                ),
             ),
         ),
         "CancelTask": (
             ClientRoute(
-                8, ("/tasks/", ClientPiece("id", ("id",), True), ":cancel"), False
-            ),
-            ClientRoute(
-                9,
-                (
-                    "/",
-                    ClientPiece("tenant", ("tenant",), True),
+                verb="POST",
+                template="/tasks/{id=*}:cancel",
+                pieces=(
                     "/tasks/",
-                    ClientPiece("id", ("id",), True),
+                    ClientPiece(name="id", json_path=("id",), single_segment=True),
                     ":cancel",
                 ),
-                False,
+                tenant=ClientRoute(
+                    verb="POST",
+                    template="/{tenant}/tasks/{id=*}:cancel",
+                    pieces=(
+                        "/",
+                        ClientPiece(
+                            name="tenant", json_path=("tenant",), single_segment=True
+                        ),
+                        "/tasks/",
+                        ClientPiece(name="id", json_path=("id",), single_segment=True),
+                        ":cancel",
+                    ),
+                ),
             ),
         ),
         "SubscribeToTask": (
             ClientRoute(
-                11, ("/tasks/", ClientPiece("id", ("id",), True), ":subscribe"), False
-            ),
-            ClientRoute(
-                13,
-                (
-                    "/",
-                    ClientPiece("tenant", ("tenant",), True),
+                verb="POST",
+                template="/tasks/{id=*}:subscribe",
+                pieces=(
                     "/tasks/",
-                    ClientPiece("id", ("id",), True),
+                    ClientPiece(name="id", json_path=("id",), single_segment=True),
                     ":subscribe",
                 ),
-                False,
+                tenant=ClientRoute(
+                    verb="POST",
+                    template="/{tenant}/tasks/{id=*}:subscribe",
+                    pieces=(
+                        "/",
+                        ClientPiece(
+                            name="tenant", json_path=("tenant",), single_segment=True
+                        ),
+                        "/tasks/",
+                        ClientPiece(name="id", json_path=("id",), single_segment=True),
+                        ":subscribe",
+                    ),
+                ),
             ),
         ),
         "CreateTaskPushNotificationConfig": (
             ClientRoute(
-                14,
-                (
+                verb="POST",
+                template="/tasks/{task_id=*}/pushNotificationConfigs",
+                pieces=(
                     "/tasks/",
-                    ClientPiece("taskId", ("taskId",), True),
+                    ClientPiece(
+                        name="taskId", json_path=("taskId",), single_segment=True
+                    ),
                     "/pushNotificationConfigs",
                 ),
-                False,
-            ),
-            ClientRoute(
-                15,
-                (
-                    "/",
-                    ClientPiece("tenant", ("tenant",), True),
-                    "/tasks/",
-                    ClientPiece("taskId", ("taskId",), True),
-                    "/pushNotificationConfigs",
+                tenant=ClientRoute(
+                    verb="POST",
+                    template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
+                    pieces=(
+                        "/",
+                        ClientPiece(
+                            name="tenant", json_path=("tenant",), single_segment=True
+                        ),
+                        "/tasks/",
+                        ClientPiece(
+                            name="taskId", json_path=("taskId",), single_segment=True
+                        ),
+                        "/pushNotificationConfigs",
+                    ),
                 ),
-                False,
             ),
         ),
         "GetTaskPushNotificationConfig": (
             ClientRoute(
-                16,
-                (
+                verb="GET",
+                template="/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+                pieces=(
                     "/tasks/",
-                    ClientPiece("taskId", ("taskId",), True),
+                    ClientPiece(
+                        name="taskId", json_path=("taskId",), single_segment=True
+                    ),
                     "/pushNotificationConfigs/",
-                    ClientPiece("id", ("id",), True),
+                    ClientPiece(name="id", json_path=("id",), single_segment=True),
                 ),
-                False,
-            ),
-            ClientRoute(
-                17,
-                (
-                    "/",
-                    ClientPiece("tenant", ("tenant",), True),
-                    "/tasks/",
-                    ClientPiece("taskId", ("taskId",), True),
-                    "/pushNotificationConfigs/",
-                    ClientPiece("id", ("id",), True),
+                tenant=ClientRoute(
+                    verb="GET",
+                    template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+                    pieces=(
+                        "/",
+                        ClientPiece(
+                            name="tenant", json_path=("tenant",), single_segment=True
+                        ),
+                        "/tasks/",
+                        ClientPiece(
+                            name="taskId", json_path=("taskId",), single_segment=True
+                        ),
+                        "/pushNotificationConfigs/",
+                        ClientPiece(name="id", json_path=("id",), single_segment=True),
+                    ),
                 ),
-                False,
             ),
         ),
         "ListTaskPushNotificationConfigs": (
             ClientRoute(
-                18,
-                (
+                verb="GET",
+                template="/tasks/{task_id=*}/pushNotificationConfigs",
+                pieces=(
                     "/tasks/",
-                    ClientPiece("taskId", ("taskId",), True),
+                    ClientPiece(
+                        name="taskId", json_path=("taskId",), single_segment=True
+                    ),
                     "/pushNotificationConfigs",
                 ),
-                False,
-            ),
-            ClientRoute(
-                19,
-                (
-                    "/",
-                    ClientPiece("tenant", ("tenant",), True),
-                    "/tasks/",
-                    ClientPiece("taskId", ("taskId",), True),
-                    "/pushNotificationConfigs",
+                tenant=ClientRoute(
+                    verb="GET",
+                    template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
+                    pieces=(
+                        "/",
+                        ClientPiece(
+                            name="tenant", json_path=("tenant",), single_segment=True
+                        ),
+                        "/tasks/",
+                        ClientPiece(
+                            name="taskId", json_path=("taskId",), single_segment=True
+                        ),
+                        "/pushNotificationConfigs",
+                    ),
+                    recheck=True,
                 ),
-                True,
             ),
         ),
         "GetExtendedAgentCard": (
-            ClientRoute(20, ("/extendedAgentCard",), False),
             ClientRoute(
-                21,
-                ("/", ClientPiece("tenant", ("tenant",), True), "/extendedAgentCard"),
-                True,
+                verb="GET",
+                template="/extendedAgentCard",
+                pieces=("/extendedAgentCard",),
+                tenant=ClientRoute(
+                    verb="GET",
+                    template="/{tenant}/extendedAgentCard",
+                    pieces=(
+                        "/",
+                        ClientPiece(
+                            name="tenant", json_path=("tenant",), single_segment=True
+                        ),
+                        "/extendedAgentCard",
+                    ),
+                    recheck=True,
+                ),
             ),
         ),
         "DeleteTaskPushNotificationConfig": (
             ClientRoute(
-                22,
-                (
+                verb="DELETE",
+                template="/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+                pieces=(
                     "/tasks/",
-                    ClientPiece("taskId", ("taskId",), True),
+                    ClientPiece(
+                        name="taskId", json_path=("taskId",), single_segment=True
+                    ),
                     "/pushNotificationConfigs/",
-                    ClientPiece("id", ("id",), True),
+                    ClientPiece(name="id", json_path=("id",), single_segment=True),
                 ),
-                False,
-            ),
-            ClientRoute(
-                23,
-                (
-                    "/",
-                    ClientPiece("tenant", ("tenant",), True),
-                    "/tasks/",
-                    ClientPiece("taskId", ("taskId",), True),
-                    "/pushNotificationConfigs/",
-                    ClientPiece("id", ("id",), True),
+                tenant=ClientRoute(
+                    verb="DELETE",
+                    template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+                    pieces=(
+                        "/",
+                        ClientPiece(
+                            name="tenant", json_path=("tenant",), single_segment=True
+                        ),
+                        "/tasks/",
+                        ClientPiece(
+                            name="taskId", json_path=("taskId",), single_segment=True
+                        ),
+                        "/pushNotificationConfigs/",
+                        ClientPiece(name="id", json_path=("id",), single_segment=True),
+                    ),
                 ),
-                False,
             ),
         ),
     },
@@ -730,6 +875,9 @@ TABLE = RouteTable(
     max_segments=MAX_PATH_SEGMENTS,
     headers=_headers,
 )
+
+TENANT_VARIANTS: Mapping[Route, Route] = TABLE.tenant_variants
+"""Each plain route mapped to its ``/{tenant}`` variant."""
 
 
 def match(verb: str, raw_path: str) -> Match | None:

@@ -74,14 +74,20 @@ ROUTES = (
     _route("Delete", "DELETE", "/tasks/{id}", ("id",), None),
     _route("Put", "POST", "/items/{id}:put", ("id",), "item", response_body="value"),
 )
-PATTERNS = (
-    Pattern(("message",), "send", ()),
-    Pattern(("*", "message"), "send", (Capture("tenant", 0, 1),)),
-    Pattern(("tasks", "*"), "", (Capture("id", 1, 2),)),
-    Pattern(("*", "tasks", "*"), "", (Capture("tenant", 0, 1), Capture("id", 2, 3))),
-    Pattern(("message",), "stream", ()),
-    Pattern(("tasks", "*"), "", (Capture("id", 1, 2),)),
-    Pattern(("items", "*"), "put", (Capture("id", 1, 2),)),
+PATTERNS = tuple(
+    Pattern(route.verb, route.template, segments, verb, captures)
+    for route, (segments, verb, captures) in zip(
+        ROUTES,
+        [
+            (("message",), "send", ()),
+            (("*", "message"), "send", (Capture("tenant", 0, 1),)),
+            (("tasks", "*"), "", (Capture("id", 1, 2),)),
+            (("*", "tasks", "*"), "", (Capture("tenant", 0, 1), Capture("id", 2, 3))),
+            (("message",), "stream", ()),
+            (("tasks", "*"), "", (Capture("id", 1, 2),)),
+            (("items", "*"), "put", (Capture("id", 1, 2),)),
+        ],
+    )
 )
 CODECS = QueryCodecs(
     {
@@ -100,7 +106,7 @@ CODECS = QueryCodecs(
 TABLE = RouteTable(
     ROUTES,
     PATTERNS,
-    {"Send": (ClientRoute(0, ("/message:send",), False),)},
+    {"Send": (ClientRoute("POST", "/message:send", ("/message:send",)),)},
     query=CODECS,
     tenant_field="tenant",
     max_segments=3,

@@ -223,7 +223,7 @@ def _get_stream_table() -> RouteTable:
     )
     return RouteTable(
         (route,),
-        (Pattern(("watch", "*"), "", (Capture("id", 1, 2),)),),
+        (Pattern("GET", "/watch/{id}", ("watch", "*"), "", (Capture("id", 1, 2),)),),
         {},
         query=QueryCodecs({"Watch": ()}, {}, {}),
         max_segments=2,

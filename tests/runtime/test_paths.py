@@ -82,9 +82,13 @@ def _route_parts(spec: Spec) -> tuple[Route, Pattern, ClientRoute]:
         alias=False,
     )
     pattern = Pattern(
-        tuple(str(s) for s in parsed.segments), parsed.verb or "", tuple(captures)
+        spec.verb,
+        spec.template,
+        tuple(str(s) for s in parsed.segments),
+        parsed.verb or "",
+        tuple(captures),
     )
-    return route, pattern, ClientRoute(0, tuple(pieces), True)
+    return route, pattern, ClientRoute(spec.verb, spec.template, tuple(pieces), True)
 
 
 def make_table(
@@ -95,17 +99,21 @@ def make_table(
     max_segments: int | None = None,
     headers: Any = None,
 ) -> RouteTable:
-    """A table as the generator would print it: the first route of each rpc (and its
-    first tenant route) are the client's; the segment limit is the generator's rule."""
+    """A table as the generator would print it: the first route of each rpc (with its
+    first tenant route as the tenant variant) is the client's; the segment limit is the
+    generator's rule."""
     routes, patterns = [], []
     clients: dict[str, list[ClientRoute]] = {}
-    for index, spec in enumerate(specs):
+    for spec in specs:
         route, pattern, client = _route_parts(spec)
         routes.append(route)
         patterns.append(pattern)
         chosen = clients.setdefault(spec.rpc, [])
-        if len(chosen) == (1 if spec.tenant else 0):
-            chosen.append(client._replace(route=index, recheck=recheck))
+        client = client._replace(recheck=recheck)
+        if not chosen and not spec.tenant:
+            chosen.append(client)
+        elif chosen and spec.tenant and chosen[0].tenant is None:
+            chosen[0] = chosen[0]._replace(tenant=client)
     if max_segments is None:
         deep = any("**" in p.segments for p in patterns)
         max_segments = 256 if deep else max([1] + [len(p.segments) for p in patterns])
@@ -682,7 +690,7 @@ def templates(draw: st.DrawFn) -> str:
             }[kind]
         )
     text = "/" + "/".join(parts)
-    if text != "/" and "**" not in text and draw(st.booleans()):
+    if text != "/" and draw(st.booleans()):  # after `**` too, as http.proto allows
         text += ":" + draw(st.sampled_from(CUSTOM_VERBS))
     return text
 
@@ -1032,3 +1040,103 @@ def test_the_flat_index_keeps_the_first_of_two_equal_templates() -> None:
     walked = make_table([*specs, Spec("Deep", "GET", "/z/**")])  # walks the tree
     again = walked.match("GET", "/a/b")
     assert again is not None and again.route.rpc == "First"
+
+
+# ------------------------------------------------------ a custom verb after **
+
+
+def test_custom_verb_after_deep_wildcard_matches_and_builds() -> None:
+    # http.proto lets the verb follow `**`; grpc-gateway and Envoy's path matcher split
+    # it off the last segment and let `**` take the segments before it.
+    table = make_table(
+        [
+            Spec("Run", "POST", "/v1/{name=**}:run", body="*"),
+            Spec("Get", "GET", "/v1/{name=**}"),
+            Spec("Deep", "POST", "/a/**:go", body="*"),
+        ]
+    )
+    assert table.match("POST", "/v1/x:run").params == {"name": "x"}  # type: ignore[union-attr]
+    assert table.match("POST", "/v1/x/y%2Fz:run").params == {  # type: ignore[union-attr]
+        "name": "x/y%2Fz"
+    }
+    assert table.match("GET", "/v1/x/y:run") is None  # the verb picks the route
+    assert table.allowed_verbs("/v1/x/y:run") == {"POST"}
+    assert table.match("GET", "/v1/x/y:walk").params == {  # type: ignore[union-attr]
+        "name": "x/y:walk"
+    }
+    assert table.match("POST", "/a/b/c:go").route.rpc == "Deep"  # type: ignore[union-attr]
+    # A bare `**` may take nothing, as without a verb; a variable never captures nothing.
+    assert table.match("POST", "/a:go").route.rpc == "Deep"  # type: ignore[union-attr]
+    for path in ("/v1:run", "/v1/:run", "/v1/x/:run", "/v1//x:run", "/a/:go"):
+        assert table.match("POST", path) is None, path
+    for name in ("x", "x/y", "a:b/c d"):
+        built = table.build("Run", {"name": name})
+        assert built.path.endswith(":run") and built.body == {}
+        assert table.match("POST", built.path).params == {  # type: ignore[union-attr]
+            "name": name
+        }
+    assert table.build("Run", {"name": "x/y z"}).path == "/v1/x/y%20z:run"
+
+
+def test_patterns_are_named_by_verb_and_template() -> None:
+    route, pattern, client = _route_parts(Spec("Get", "GET", "/tasks/{id}"))
+    codecs = QueryCodecs({}, {}, {})
+    with pytest.raises(ValueError, match="exactly one pattern"):
+        RouteTable(
+            [route], [pattern._replace(verb="PUT")], {}, query=codecs, max_segments=2
+        )
+    with pytest.raises(ValueError, match="exactly one pattern"):
+        RouteTable([route, route], [pattern], {}, query=codecs, max_segments=2)
+    table = RouteTable(
+        [route], [pattern], {"Get": [client]}, query=codecs, max_segments=2
+    )
+    assert table.build("Get", {"id": "a"}).path == "/tasks/a"
+    assert table.tenant_variants == {}
+    twin, twin_pattern, _ = _route_parts(
+        Spec("Get", "GET", "/{tenant}/tasks/{id}", tenant=True)
+    )
+    linked = pattern._replace(tenant_variant=twin.template)
+    table = RouteTable(
+        [route, twin], [twin_pattern, linked], {}, query=codecs, max_segments=3
+    )
+    assert table.tenant_variants == {route: twin}
+    assert table.routes == (route, twin)  # the table's order, whatever the patterns'
+    with pytest.raises(ValueError, match="no route GET /x/tasks/{id}"):
+        RouteTable(
+            [route],
+            [pattern._replace(tenant_variant="/x/tasks/{id}")],
+            {},
+            query=codecs,
+            max_segments=2,
+        )
+
+
+def test_build_tries_the_bindings_in_order() -> None:
+    table = make_table(
+        [
+            Spec("Get", "GET", "/v1/{name=shelves/*}"),
+            Spec("Get", "GET", "/v1/{tenant}/{name=shelves/*}", tenant=True),
+            Spec("Get", "GET", "/v2/{id}"),
+        ]
+    )
+    second = _route_parts(Spec("Get", "GET", "/v2/{id}"))[2]
+    first = table._client["Get"][0][1]
+    table = RouteTable(
+        table.routes,
+        [_route_parts(Spec(r.rpc, r.verb, r.template))[1] for r in table.routes],
+        {"Get": [first, second]},
+        query=table.query,
+        tenant_field="tenant",
+        max_segments=4,
+    )
+    assert table.build("Get", {"name": "shelves/s"}).path == "/v1/shelves/s"
+    assert (
+        table.build("Get", {"name": "shelves/s", "tenant": "t"}).path
+        == "/v1/t/shelves/s"
+    )
+    assert table.build("Get", {"id": "i"}).path == "/v2/i"
+    assert table.build("Get", {"id": "i", "name": "nope"}).path == "/v2/i"
+    # The second binding has no tenant variant: a tenant= argument fails there too,
+    # and the first binding's error is the one raised.
+    with pytest.raises(ValueError, match="'name' is missing"):
+        table.build("Get", {"id": "i"}, tenant="t")
