@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import os
 import sys
 import textwrap
 from collections.abc import Callable
@@ -240,6 +241,11 @@ def check(
         raise click.UsageError("give -o OUT, --against OLD, or both")
     if acknowledge_changes and against is None:
         raise click.UsageError("--acknowledge-changes needs --against OLD")
+    if out_dir is not None and not Path(out_dir).is_dir():
+        raise CliError(
+            f"{out_dir}: no such folder (a2a-codegen generate -o {out_dir} with the "
+            "same inputs writes it)"
+        )
     request = _request(**inputs, quiet=True)
     failures: list[str] = []
     if out_dir is not None:
@@ -295,6 +301,14 @@ def _check_output(out_dir: str, request: plugin_pb2.CodeGeneratorRequest) -> lis
     any, after naming each stale file on stderr and printing its diff."""
     _, generated = _run(request)
     packages = {name.partition("/")[0] for name in generated}
+    absent = [p for p in sorted(packages) if not os.path.lexists(Path(out_dir) / p)]
+    if absent:
+        # A package never generated there: one line, not a diff of every file.
+        names = ", ".join(f"{out_dir}/{p}" for p in absent)
+        return [
+            f"{names}: no such folder (a2a-codegen generate -o {out_dir} with the "
+            "same inputs writes it)"
+        ]
     on_disk = read_packages(Path(out_dir), packages)
     # Links, unreadable and non-UTF-8 entries: never what was generated, so stale.
     skipped = {entry.path: entry for entry in on_disk.skipped}

@@ -111,10 +111,41 @@ def test_check_fresh_stale_and_never_writes(tmp_path: Path) -> None:
     ]
     assert "is stale (4 file(s) named above)" in stale.stderr
     assert _tree(tmp_path) == before
-    missing = _cli("check", "-o", str(tmp_path / "nowhere"), "--module", "a2a_binding")
-    assert missing.returncode == 1 and not (tmp_path / "nowhere").exists()
-    assert f"{tmp_path}/nowhere/a2a_binding/py.typed: missing" in missing.stderr
-    assert f"+++ {tmp_path}/nowhere/a2a_binding/routes.py (generated)" in missing.stdout
+
+
+
+def test_check_of_a_folder_that_is_not_there_says_so_in_one_line(tmp_path: Path) -> None:
+    nowhere = tmp_path / "nowhere"
+    missing = _cli("check", "-o", str(nowhere), "--module", "a2a_binding")
+    assert missing.returncode == 1 and not nowhere.exists()
+    assert missing.stderr.splitlines() == [
+        f"a2a-codegen: {nowhere}: no such folder (a2a-codegen generate -o {nowhere} with the same inputs "
+        "writes it)"
+    ]
+    assert missing.stdout == ""
+    # The folder is there, the package is not: one line too, never a diff of every file.
+    (tmp_path / "empty").mkdir()
+    absent = _cli("check", "-o", str(tmp_path / "empty"), "--module", "a2a_binding",
+                  "--acknowledge", str(PROTO / "a2a.overlaps"))
+    assert absent.returncode == 1 and absent.stdout == ""
+    assert absent.stderr.splitlines() == [
+        f"a2a-codegen: {tmp_path}/empty/a2a_binding: no such folder (a2a-codegen generate -o "
+        f"{tmp_path}/empty with the same inputs writes it)"
+    ]
+    assert list((tmp_path / "empty").iterdir()) == []
+
+
+def test_a_proto_that_is_not_there_is_named(tmp_path: Path) -> None:
+    alone = _cli("generate", "nosuch/a2a.proto", "-o", str(tmp_path / "out"))
+    assert alone.returncode == 1
+    assert alone.stderr.splitlines() == ["a2a-codegen: nosuch/a2a.proto: no such file"]
+    included = _cli("check", "a2a.proto", "-I", str(tmp_path), "-o", str(tmp_path))
+    assert included.returncode == 1
+    assert included.stderr.splitlines() == ["a2a-codegen: a2a.proto: no such file or under any -I folder"]
+    assert not (tmp_path / "out").exists()
+    # A name found under an -I folder is still what protoc is given.
+    found = _cli("generate", "library.proto", "-I", str(PROTO / "features"), "-o", str(tmp_path / "out"))
+    assert found.returncode == 0, found.stderr
 
 
 def test_diff_on_the_real_spec_versions(tmp_path: Path) -> None:
