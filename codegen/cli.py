@@ -21,7 +21,7 @@ import click
 from google.protobuf.compiler import plugin_pb2
 
 from . import __version__
-from .acknowledge import AcknowledgementError, load, settle
+from .acknowledge import A2A_OVERLAPS, AcknowledgementError, load, settle
 from .diff import Change, diff_files
 from .diff_acknowledge import ChangeAcknowledgementError
 from .diff_acknowledge import load as load_change_acknowledgements
@@ -115,6 +115,8 @@ def _request(
         raise click.UsageError(
             "give proto files, --descriptor-set or --from-module, not several"
         )
+    if not (protos or descriptor_set or from_module or acknowledge):
+        acknowledge = str(A2A_OVERLAPS)  # the embedded default comes reviewed
     parameter_items = list(opts) + ([f"module={module}"] if module else [])
     parameter_items += [f"acknowledge={acknowledge}"] if acknowledge else []
     parameter = ",".join(parameter_items)
@@ -344,6 +346,20 @@ def _check_output(out_dir: str, request: plugin_pb2.CodeGeneratorRequest) -> lis
         f"{out_dir} is stale ({len(changed) + len(skipped)} file(s) named above): "
         "run a2a-codegen generate with the same inputs"
     ]
+
+
+@main.command("a2a-overlaps")
+def a2a_overlaps() -> None:
+    """Print the overlaps of the A2A proto (v1.0.x) this project reviewed, as an
+    acknowledgement file; the embedded default input uses it unless --acknowledge
+    names another.
+
+    \b
+    Example:
+      a2a-codegen a2a-overlaps > spec/a2a.overlaps
+      a2a-codegen generate spec/a2a.proto -o src/vendor --acknowledge spec/a2a.overlaps
+    """
+    click.echo(A2A_OVERLAPS.read_text(encoding="utf-8"), nl=False)
 
 
 @main.command()
