@@ -28,6 +28,7 @@ from typing import Generic, NamedTuple, Protocol, TypeVar
 from .http_rule import PathTemplate, SegmentKind, TemplateError, parse_template
 
 __all__ = [
+    "A2A_OVERLAPS",
     "Acknowledgement",
     "AcknowledgementError",
     "Settled",
@@ -36,6 +37,10 @@ __all__ = [
     "parse",
     "settle",
 ]
+
+A2A_OVERLAPS = Path(__file__).with_name("a2a.overlaps")
+"""The overlaps of ``lf.a2a.v1.A2AService`` (v1.0.x) this project reviewed, shipped
+with the package (the README's "Overlapping routes in A2A" explains each)."""
 
 _VERB = re.compile(r"[A-Za-z]+\Z")
 # How a segment prints (``str(Segment)``): a literal never holds "*".

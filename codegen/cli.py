@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import sys
 import textwrap
 from collections.abc import Callable
@@ -19,7 +20,7 @@ import click
 from google.protobuf.compiler import plugin_pb2
 
 from . import __version__
-from .acknowledge import AcknowledgementError, load, settle
+from .acknowledge import A2A_OVERLAPS, AcknowledgementError, load, settle
 from .diff import Change, diff_files
 from .diff_acknowledge import ChangeAcknowledgementError
 from .diff_acknowledge import load as load_change_acknowledgements
@@ -113,6 +114,8 @@ def _request(
         raise click.UsageError(
             "give proto files, --descriptor-set or --from-module, not several"
         )
+    if not (protos or descriptor_set or from_module or acknowledge):
+        acknowledge = str(A2A_OVERLAPS)  # the embedded default comes reviewed
     parameter_items = list(opts) + ([f"module={module}"] if module else [])
     parameter_items += [f"acknowledge={acknowledge}"] if acknowledge else []
     parameter = ",".join(parameter_items)
@@ -236,6 +239,11 @@ def check(
         raise click.UsageError("give -o OUT, --against OLD, or both")
     if acknowledge_changes and against is None:
         raise click.UsageError("--acknowledge-changes needs --against OLD")
+    if out_dir is not None and not Path(out_dir).is_dir():
+        raise CliError(
+            f"{out_dir}: no such folder (a2a-codegen generate -o {out_dir} with the "
+            "same inputs writes it)"
+        )
     request = _request(**inputs, quiet=True)
     failures: list[str] = []
     if out_dir is not None:
@@ -291,6 +299,14 @@ def _check_output(out_dir: str, request: plugin_pb2.CodeGeneratorRequest) -> lis
     any, after naming each stale file on stderr and printing its diff."""
     _, generated = _run(request)
     packages = {name.partition("/")[0] for name in generated}
+    absent = [p for p in sorted(packages) if not os.path.lexists(Path(out_dir) / p)]
+    if absent:
+        # A package never generated there: one line, not a diff of every file.
+        names = ", ".join(f"{out_dir}/{p}" for p in absent)
+        return [
+            f"{names}: no such folder (a2a-codegen generate -o {out_dir} with the "
+            "same inputs writes it)"
+        ]
     on_disk = read_packages(Path(out_dir), packages)
     # Links, unreadable and non-UTF-8 entries: never what was generated, so stale.
     skipped = {entry.path: entry for entry in on_disk.skipped}
@@ -326,6 +342,20 @@ def _check_output(out_dir: str, request: plugin_pb2.CodeGeneratorRequest) -> lis
         f"{out_dir} is stale ({len(changed) + len(skipped)} file(s) named above): "
         "run a2a-codegen generate with the same inputs"
     ]
+
+
+@main.command("a2a-overlaps")
+def a2a_overlaps() -> None:
+    """Print the overlaps of the A2A proto (v1.0.x) this project reviewed, as an
+    acknowledgement file; the embedded default input uses it unless --acknowledge
+    names another.
+
+    \b
+    Example:
+      a2a-codegen a2a-overlaps > spec/a2a.overlaps
+      a2a-codegen generate spec/a2a.proto -o src/vendor --acknowledge spec/a2a.overlaps
+    """
+    click.echo(A2A_OVERLAPS.read_text(encoding="utf-8"), nl=False)
 
 
 @main.command()

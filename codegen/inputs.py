@@ -163,6 +163,11 @@ def request_from_protos(
 
     include_args = list(includes)
     for proto in protos:
+        # protoc would only say it cannot make the path relative to an include.
+        if not any(Path(base, proto).is_file() for base in ("", *includes)):
+            where = " or under any -I folder" if includes else ""
+            raise InputError(f"{proto}: no such file{where}")
+    for proto in protos:
         if not any(_is_within(proto, inc) for inc in include_args):
             # First, so that a file of the same name under another -I cannot shadow it.
             include_args.insert(0, str(Path(proto).parent))

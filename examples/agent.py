@@ -43,6 +43,7 @@ import hashlib
 import hmac
 import json
 import secrets
+import urllib.parse
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -453,9 +454,17 @@ class Agent:
 
 
 def _check_push_url(config: pb.TaskPushNotificationConfig, field: str) -> None:
-    # Which hosts are actually posted to is the sender's business (examples/push.py).
+    # Which hosts are actually posted to is the sender's business (examples/push.py);
+    # a URL that does not parse is refused here, before a task or config is stored.
     if not config.url.startswith(("https://", "http://")):
         raise InvalidParams(field, "required: an http or https URL")
+    try:
+        parts = urllib.parse.urlsplit(config.url)
+        parts.port  # a port that is no number raises only when read
+    except ValueError as exc:
+        raise InvalidParams(field, f"not a URL: {exc}") from None
+    if not parts.hostname:
+        raise InvalidParams(field, "the URL names no host")
 
 
 def _history_length(

@@ -57,7 +57,10 @@ def loopback_target(url: str) -> Target:
     Only ``localhost`` is ever resolved (from the hosts file on any sane machine), and
     every address it resolves to must be loopback too.
     """
-    parts = urllib.parse.urlsplit(url)
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError as exc:  # an unclosed "[" of an IPv6 host, say
+        raise PushRefused(f"url {url!r}: not a URL ({exc})") from None
     if parts.scheme not in ("http", "https"):
         raise PushRefused(f"url {url!r}: scheme must be http or https")
     try:

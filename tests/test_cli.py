@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from codegen.acknowledge import A2A_OVERLAPS
 from codegen.cli import main
 from codegen.inputs import include_paths
 
@@ -111,10 +112,40 @@ def test_check_fresh_stale_and_never_writes(tmp_path: Path) -> None:
     ]
     assert "is stale (4 file(s) named above)" in stale.stderr
     assert _tree(tmp_path) == before
-    missing = _cli("check", "-o", str(tmp_path / "nowhere"), "--module", "a2a_binding")
-    assert missing.returncode == 1 and not (tmp_path / "nowhere").exists()
-    assert f"{tmp_path}/nowhere/a2a_binding/py.typed: missing" in missing.stderr
-    assert f"+++ {tmp_path}/nowhere/a2a_binding/routes.py (generated)" in missing.stdout
+
+
+
+def test_check_of_a_folder_that_is_not_there_says_so_in_one_line(tmp_path: Path) -> None:
+    nowhere = tmp_path / "nowhere"
+    missing = _cli("check", "-o", str(nowhere), "--module", "a2a_binding")
+    assert missing.returncode == 1 and not nowhere.exists()
+    assert missing.stderr.splitlines() == [
+        f"a2a-codegen: {nowhere}: no such folder (a2a-codegen generate -o {nowhere} with the same inputs "
+        "writes it)"
+    ]
+    assert missing.stdout == ""
+    # The folder is there, the package is not: one line too, never a diff of every file.
+    (tmp_path / "empty").mkdir()
+    absent = _cli("check", "-o", str(tmp_path / "empty"), "--module", "a2a_binding")
+    assert absent.returncode == 1 and absent.stdout == ""
+    assert absent.stderr.splitlines() == [
+        f"a2a-codegen: {tmp_path}/empty/a2a_binding: no such folder (a2a-codegen generate -o "
+        f"{tmp_path}/empty with the same inputs writes it)"
+    ]
+    assert list((tmp_path / "empty").iterdir()) == []
+
+
+def test_a_proto_that_is_not_there_is_named(tmp_path: Path) -> None:
+    alone = _cli("generate", "nosuch/a2a.proto", "-o", str(tmp_path / "out"))
+    assert alone.returncode == 1
+    assert alone.stderr.splitlines() == ["a2a-codegen: nosuch/a2a.proto: no such file"]
+    included = _cli("check", "a2a.proto", "-I", str(tmp_path), "-o", str(tmp_path))
+    assert included.returncode == 1
+    assert included.stderr.splitlines() == ["a2a-codegen: a2a.proto: no such file or under any -I folder"]
+    assert not (tmp_path / "out").exists()
+    # A name found under an -I folder is still what protoc is given.
+    found = _cli("generate", "library.proto", "-I", str(PROTO / "features"), "-o", str(tmp_path / "out"))
+    assert found.returncode == 0, found.stderr
 
 
 def test_diff_on_the_real_spec_versions(tmp_path: Path) -> None:
@@ -182,7 +213,7 @@ def test_routes_command(fmt: str) -> None:
         assert row["query_fields"] == ["tenant", "contextId", "status", "pageSize", "pageToken",
                                        "historyLength", "statusTimestampAfter", "includeArtifacts"]
         assert {"first": "GET /tasks/{id=*}", "second": "GET /{tenant}/tasks", "example": "/tasks/tasks",
-                "winner": "GET /tasks/{id=*}", "acknowledged": False} in table["overlaps"]
+                "winner": "GET /tasks/{id=*}", "acknowledged": True} in table["overlaps"]  # the shipped review
     elif fmt == "markdown":
         assert "| GET | `/tasks/{id=*}` | GetTask |" in result.stdout
         assert "`GET /tasks/{id=*}` and `GET /{tenant}/tasks`: e.g. `/tasks/tasks`" in result.stdout
@@ -200,7 +231,7 @@ def test_routes_text_fits_100_columns_unless_asked_wider() -> None:
     assert "          query: tenant, contextId, status, pageSize, pageToken, historyLength," in narrow.stdout
     assert "POST    /{tenant}/tasks/{id=*}:subscribe  SubscribeToTask  (server stream, tenant, alias)" in narrow.stdout
     # Overlaps: the example path as an acknowledgement line, then the winner first.
-    assert "  GET /tasks/extendedAgentCard\n      GetTask  GET /tasks/{id=*}\n" in narrow.stdout
+    assert "  GET /tasks/extendedAgentCard  # acknowledged\n      GetTask  GET /tasks/{id=*}\n" in narrow.stdout
     wide = CliRunner().invoke(main, ["routes", "--width", "300"])
     assert max(len(line) for line in wide.stdout.splitlines()) > 200
     assert wide.stdout.splitlines()[1].split() == ["verb", "path", "rpc", "path", "fields", "query", "body",
@@ -209,20 +240,29 @@ def test_routes_text_fits_100_columns_unless_asked_wider() -> None:
 
 
 def test_generate_warns_once_and_acknowledged_overlaps_are_quiet(tmp_path: Path) -> None:
-    loud = _cli("generate", "-o", str(tmp_path / "a"), "--print-routes")
+    # An empty acknowledgement file: every overlap of the embedded default warns.
+    (tmp_path / "none.overlaps").write_text("")
+    none = str(tmp_path / "none.overlaps")
+    loud = _cli("generate", "-o", str(tmp_path / "a"), "--acknowledge", none, "--print-routes")
     assert loud.returncode == 0, loud.stderr
     for example in ("/tasks/tasks ", "/tasks/extendedAgentCard ", "/tasks/tasks/pushNotificationConfigs ",
                     "/tasks/tasks/pushNotificationConfigs/pushNotificationConfigs "):
         assert loud.stderr.count(f"GET {example}matches both") == 1, loud.stderr
-    acknowledged = PROTO / "a2a.overlaps"
-    quiet = _cli("generate", "-o", str(tmp_path / "b"), "--acknowledge", str(acknowledged), "--print-routes")
+    # The embedded default comes with the shipped reviewed overlaps; a2a-overlaps prints them.
+    quiet = _cli("generate", "-o", str(tmp_path / "b"), "--print-routes")
     assert quiet.returncode == 0, quiet.stderr
     assert "warning" not in quiet.stderr
     assert "  GET /tasks/tasks  # acknowledged" in quiet.stdout
     assert _tree(tmp_path / "a") == _tree(tmp_path / "b")  # acknowledging changes no output
-    fresh = _cli("check", "-o", str(tmp_path / "b"), "--acknowledge", str(acknowledged), "--opt", "ambiguity=error")
+    printed = _cli("a2a-overlaps")
+    assert printed.returncode == 0 and printed.stdout == A2A_OVERLAPS.read_text()
+    (tmp_path / "spec.overlaps").write_text(printed.stdout)
+    spec = spec_proto("v1.0.1")
+    own = _cli("check", str(spec), "-o", str(tmp_path / "own"), "--acknowledge", str(tmp_path / "spec.overlaps"))
+    assert "warning" not in own.stderr and "matches both" not in own.stderr, own.stderr
+    fresh = _cli("check", "-o", str(tmp_path / "b"), "--opt", "ambiguity=error")
     assert fresh.returncode == 0 and "warning" not in fresh.stderr, fresh.stderr
-    strict = _cli("check", "-o", str(tmp_path / "b"), "--opt", "ambiguity=error")
+    strict = _cli("check", "-o", str(tmp_path / "b"), "--acknowledge", none, "--opt", "ambiguity=error")
     assert strict.returncode == 1 and strict.stderr.count("matches both") == 4
 
 
@@ -237,7 +277,7 @@ def test_python_dash_m_runs_the_cli() -> None:
     assert len(json.loads(alias.stdout)["routes"]) == 24
 
 
-@pytest.mark.parametrize("command", ["generate", "check", "diff", "routes"])
+@pytest.mark.parametrize("command", ["generate", "check", "diff", "routes", "a2a-overlaps"])
 def test_every_command_has_help_with_an_example(command: str) -> None:
     result = _cli(command, "--help")
     assert result.returncode == 0

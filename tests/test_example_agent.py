@@ -316,6 +316,40 @@ def test_push_is_delivered_to_loopback_and_never_sent_elsewhere(example: Any, no
     assert list(sender.delivered) == [(good, "204")]
 
 
+def test_a_push_url_that_does_not_parse_is_refused_before_anything_is_stored(example: Any) -> None:
+    """``http://[::1`` (urlsplit raises) used to store the task, then fail its push with a
+    500: now it is invalid params on both bindings, and the store is as it was."""
+    from examples.push import PushRefused, loopback_target
+
+    with pytest.raises(PushRefused, match="not a URL"):
+        loopback_target("http://[::1")
+    field = "configuration.taskPushNotificationConfig.url"
+    with running(example.create_app(hold=False)) as base:
+        with httpx.Client(base_url=base, timeout=10, headers=V) as http:
+            held = send(http, "hold")
+
+            def stored() -> tuple[list[str], list[dict[str, Any]]]:
+                tasks = http.get("/rest/tasks").json()["tasks"]
+                configs = http.get(f"/rest/tasks/{held['id']}/pushNotificationConfigs").json()
+                return sorted(t["id"] for t in tasks), configs.get("configs", [])
+
+            before = stored()
+            for url in ("http://[::1", "http://a]b/", "https://[zz]/", "http://[::1]:port/hook", "http:///hook"):
+                hook = {"configuration": {"taskPushNotificationConfig": {"url": url}}}
+                for request in (message("new task", **{}) | hook, message("more", taskId=held["id"]) | hook):
+                    answer = http.post("/rest/message:send", json=request)
+                    assert answer.status_code == 400, (url, answer.text)
+                    violations = answer.json()["error"]["details"][0]["fieldViolations"]
+                    assert [v["field"] for v in violations] == [field], violations
+                    refused = rpc(http, "SendMessage", request)["error"]
+                    assert refused["code"] == -32602, refused
+                made = http.post(f"/rest/tasks/{held['id']}/pushNotificationConfigs", json={"url": url})
+                assert made.status_code == 400, made.text
+                assert made.json()["error"]["details"][0]["fieldViolations"][0]["field"] == "url"
+            assert stored() == before
+            assert len(http.get(f"/rest/tasks/{held['id']}").json()["history"]) == 1
+
+
 def _sse(answer: httpx.Response) -> list[dict[str, Any]]:
     return [json.loads(line[5:]) for line in answer.iter_lines() if line.startswith("data:")]
 

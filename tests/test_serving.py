@@ -387,6 +387,11 @@ def test_true_urls_openapi_and_refusals_under_uvicorn_and_in_a_mount() -> None:
             answer = http.post(base + "/jsonrpc", json=envelope)
             assert answer.status_code == 200 and answer.headers["www-authenticate"] == 'Bearer realm="t"'
             assert answer.json()["error"]["code"] == UNAUTHENTICATED_CODE == -31001
+            for binding, reply in (("http+json", refused), ("jsonrpc", answer)):  # one error for both
+                with pytest.raises(client.AuthenticationRequired) as caught:
+                    client.read_response("GetExtendedAgentCard", reply.status_code, reply.headers.raw,
+                                         reply.content, binding=binding)  # type: ignore[arg-type]
+                assert caught.value.challenge == 'Bearer realm="t"'
             granted = http.get(base + "/rest/extendedAgentCard", headers={"Authorization": "Bearer s3cret"})
             assert granted.json()["documentationUrl"] == base
 

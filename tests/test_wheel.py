@@ -97,6 +97,10 @@ def test_wheel_from_the_readme_installs_a_working_plugin(tmp_path: Path) -> None
     default = run(str(bin_dir / "a2a-codegen"), "generate", "-o", str(tmp_path / "default"))
     assert default.returncode == 0, default.stderr
     assert (tmp_path / "default" / "a2a_binding" / "routes.py").is_file()
+    # The reviewed A2A overlaps ship in the wheel: the embedded default is quiet.
+    assert "warning" not in default.stderr, default.stderr
+    printed = run(str(bin_dir / "a2a-codegen"), "a2a-overlaps")
+    assert printed.returncode == 0 and "GET /tasks/{id=*} and GET /{tenant}/tasks" in printed.stdout
 
 
 def include_paths_of(python: Path) -> list[str]:

@@ -9,7 +9,11 @@ tables and adds a typed overload per rpc.
 Errors: an A2A error (an HTTP+JSON ``google.rpc.Status`` with an A2A ErrorInfo, or a
 JSON-RPC error with an A2A code) is raised as ``A2AError``; any other JSON-RPC error as
 ``JsonRpcError``; an answer that is neither a response nor one of those (a 404 from a
-proxy, HTML, a JSON-RPC answer without ``result``) as ``ResponseError``.
+proxy, HTML, a JSON-RPC answer without ``result``) as ``ResponseError``. A refusal for
+missing or wrong credentials is ``AuthenticationRequired`` on both bindings: an HTTP
+401, or a JSON-RPC error with ``UNAUTHENTICATED_CODE`` or a ``WWW-Authenticate``
+header (what the server's ``Unauthenticated`` sends); it is a ``ResponseError`` and a
+``JsonRpcError``, the two that callers caught for it before.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from urllib.parse import quote, urlencode
 from ._jsonrpc import JsonRpcError, Method, RequestId
 from ._paths import HttpRequest
 from ._errors import A2AError
-from ._headers import RequestHeaders
+from ._failure import UNAUTHENTICATED_CODE
+from ._headers import RequestHeaders, field_lines
 from ._json import encode
 from ._media import media_type
 from ._params import Binding
@@ -33,6 +38,7 @@ from ._validate import Schema
 from ._sse import SSE_CONTENT_TYPE, SseEvent, SseTooLarge, aparse_sse, parse_sse
 
 __all__ = [
+    "AuthenticationRequired",
     "ClientBinding",
     "PreparedRequest",
     "ResponseError",
@@ -66,6 +72,59 @@ class ResponseError(Exception):
         self.status = status
         self.body = body
         self.error = error
+
+
+class AuthenticationRequired(ResponseError, JsonRpcError):
+    """The server refused the call for missing or wrong credentials, on either binding.
+
+    ``challenge`` is the ``WWW-Authenticate`` value (None when the answer had none),
+    e.g. ``'Bearer realm="agents"'``; ``status`` the HTTP status (401 over HTTP+JSON,
+    usually 200 over JSON-RPC); ``code`` the JSON-RPC error code (the server's, or
+    ``UNAUTHENTICATED_CODE`` for an HTTP 401); ``message`` the server's text;
+    ``error`` the ``google.rpc.Status`` or JSON-RPC error object when there was one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        challenge: str | None,
+        status: int,
+        body: bytes,
+        error: Any = None,
+        code: int = UNAUTHENTICATED_CODE,
+        data: Any = None,
+        id: RequestId = None,
+    ) -> None:
+        Exception.__init__(self, f"authentication required: {message}")
+        self.challenge = challenge
+        self.status, self.body, self.error = status, body, error
+        self.code, self.message, self.data, self.id = code, message, data, id
+
+
+def _challenge(headers: RequestHeaders) -> str | None:
+    """The ``WWW-Authenticate`` value of an answer (several joined), or None."""
+    values = field_lines(headers, "www-authenticate")
+    return ", ".join(values) if values else None
+
+
+def _unauthenticated_http(
+    status: int, headers: RequestHeaders, body: bytes
+) -> AuthenticationRequired:
+    """A 401 over either binding, whatever its body holds."""
+    try:
+        payload = json.loads(body) if body.strip() else None
+    except (ValueError, RecursionError):
+        payload = None
+    error = payload.get("error") if isinstance(payload, Mapping) else None
+    message = error.get("message") if isinstance(error, Mapping) else None
+    return AuthenticationRequired(
+        message if isinstance(message, str) else f"HTTP {status}",
+        challenge=_challenge(headers),
+        status=status,
+        body=body,
+        error=error,
+    )
 
 
 def is_event_stream(headers: RequestHeaders) -> bool:
@@ -180,13 +239,31 @@ class ClientBinding:
         binding: Binding = "http+json",
     ) -> dict[str, Any]:
         """The response of ``rpc`` (see the generated ``client.read_response``)."""
-        del headers  # decided by the body: servers label JSON inconsistently
-        if binding == "jsonrpc":
-            return self._jsonrpc_result(_decode(body, status), status, body)
-        if binding != "http+json":
+        # The body decides, not its Content-Type (servers label JSON inconsistently);
+        # the headers are read for a WWW-Authenticate challenge only.
+        if binding not in ("jsonrpc", "http+json"):
             raise ValueError(
                 f"binding must be 'http+json' or 'jsonrpc', not {binding!r}"
             )
+        if status == 401:
+            raise _unauthenticated_http(status, headers, body)
+        if binding == "jsonrpc":
+            try:
+                return self._jsonrpc_result(_decode(body, status), status, body)
+            except JsonRpcError as exc:
+                challenge = _challenge(headers)
+                if exc.code == UNAUTHENTICATED_CODE or challenge is not None:
+                    raise AuthenticationRequired(
+                        exc.message,
+                        challenge=challenge,
+                        status=status,
+                        body=body,
+                        error=exc.to_dict(),
+                        code=exc.code,
+                        data=exc.data,
+                        id=exc.id,
+                    ) from None
+                raise
         if 200 <= status < 300:
             if not body.strip():
                 return {}  # google.protobuf.Empty, or a 204

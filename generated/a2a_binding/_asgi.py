@@ -56,8 +56,9 @@ HTTP 200 with the same ``WWW-Authenticate``) or :class:`InvalidArgument` (400
 INVALID_ARGUMENT with a ``google.rpc.BadRequest``; JSON-RPC -32602 with the BadRequest
 in ``data``).
 
-``agent_card`` may be a callable taking the request's base URL (see ``_request``), so
-that a card names the URLs its clients really reach; the ``ETag`` and
+``agent_card`` may be a callable taking the request's base URL (see ``_request``), and
+the tenant of the card's path when it takes two arguments, so that a card names the
+URLs its clients really reach; the ``ETag`` and
 ``Last-Modified`` then follow the bytes of each answer. A served OpenAPI document
 without ``servers`` is given one: the base URL followed by ``http_json_prefix``;
 ``link_openapi_in_card=True`` sets the card's ``documentationUrl`` to the base URL
@@ -392,7 +393,8 @@ class A2AApplication:
             if path == self._openapi_path:
                 document = self.documents.openapi(where)
             else:
-                document = self.documents.card(where)
+                tenant = tenant_of(path, self._card_path) or ""
+                document = self.documents.card(where, tenant)
         except Exception as exc:  # the card callable failed, or gave no JSON object
             await self._send_failure(
                 send, self.failures.internal(exc, f"GET {path}"), head=head

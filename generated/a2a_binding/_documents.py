@@ -8,9 +8,10 @@
 A document that is the same for every request (a card given as an object, an OpenAPI
 document naming its ``servers``) is rendered once. One that names the URLs a client
 reached (a card callable, ``link_openapi_in_card``, an OpenAPI document without
-``servers``) is rendered per request, for the base URL the client reached, and its
-``Last-Modified`` follows its bytes as the ``ETag`` does: per base URL (the most recent
-256), the first rendering has the configured time, and a rendering that differs from
+``servers``) is rendered per request, for the base URL the client reached (and, for a
+card callable that takes it, the tenant of the card's path), and its
+``Last-Modified`` follows its bytes as the ``ETag`` does: per base URL and tenant (the
+most recent 256), the first rendering has the configured time, and a rendering that differs from
 the last one for that URL has the second it was first served. When that second is not
 later than the one before (two changes within a second), ``Last-Modified`` is left
 out and the ``ETag`` alone validates, so ``If-Modified-Since`` never hides a change
@@ -19,19 +20,35 @@ and no date lies ahead of the clock.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple, Protocol, TypeVar, Union, cast
 
 from ._caching import cache_headers, entity_tag
 from ._json import encode
 
-__all__ = ["AgentCardSource", "Document", "Documents"]
+__all__ = ["AgentCardSource", "Document", "Documents", "TenantCardSource"]
 
-AgentCardSource = Union[Mapping[str, Any], Callable[[str], Mapping[str, Any]]]
+Card_co = TypeVar("Card_co", covariant=True)
+
+
+class TenantCardSource(Protocol[Card_co]):
+    """A card callable that also takes the tenant of the card's path: ``""`` for
+    ``/.well-known/agent-card.json``, ``"t1"`` for ``/t1/.well-known/...``."""
+
+    def __call__(self, base_url: str, tenant: str, /) -> Card_co: ...
+
+
+AgentCardSource = Union[
+    Mapping[str, Any],
+    Callable[[str], Mapping[str, Any]],
+    TenantCardSource[Mapping[str, Any]],
+]
 """The agent card as a ProtoJSON object, or a callable from a request's base URL to
-it."""
+it, or one from the base URL and the tenant (a callable that takes two positional
+arguments)."""
 
 _URLS_REMEMBERED = 256  # base URLs whose last rendering is kept (one per host, say)
 
@@ -68,9 +85,10 @@ class Documents:
     ) -> None:
         self._created = last_modified or datetime.now(timezone.utc)
         self._max_age = max_age
-        # Per base URL, most recent last: the last rendering's ETag and time.
-        self._renderings: dict[str, tuple[str, datetime | None]] = {}
+        # Per base URL and tenant, most recent last: the last rendering's ETag and time.
+        self._renderings: dict[tuple[str, str], tuple[str, datetime | None]] = {}
         self._card_source = card
+        self._card_for_tenant = callable(card) and _takes_two(card)
         self._link_openapi = link_openapi
         self._openapi_path = openapi_path
         self._prefix = http_json_prefix
@@ -103,10 +121,10 @@ class Documents:
         headers = cache_headers(etag, modified, max_age=self._max_age)
         return Document(body, headers, etag, modified)
 
-    def _rendered(self, url: str, body: bytes) -> Document:
-        """A rendering for base URL ``url``, with its modification time."""
+    def _rendered(self, key: tuple[str, str], body: bytes) -> Document:
+        """A rendering for ``key`` (base URL and tenant), with its modification time."""
         etag = entity_tag(body)
-        last = self._renderings.pop(url, None)  # put back below: most recent last
+        last = self._renderings.pop(key, None)  # put back below: most recent last
         modified: datetime | None
         if last is None:
             modified = self._created
@@ -118,19 +136,25 @@ class Documents:
                 modified = None  # not later than the last change: the ETag decides
         if len(self._renderings) >= _URLS_REMEMBERED:
             del self._renderings[next(iter(self._renderings))]
-        self._renderings[url] = (etag, modified)
+        self._renderings[key] = (etag, modified)
         return self._document(body, etag, modified)
 
-    def card(self, base: Callable[[], str]) -> Document:
-        """The agent card; ``base`` gives the request's base URL."""
+    def card(self, base: Callable[[], str], tenant: str = "") -> Document:
+        """The agent card of ``tenant`` (``""``: the root's); ``base`` gives the
+        request's base URL."""
         if self._fixed_card is not None:
             return self._fixed_card
         url = base()
         source = self._card_source
-        card = dict(source(url) if callable(source) else source)
+        if not self._card_for_tenant:
+            tenant = ""  # the same card for every tenant: one rendering
+            one = cast(Callable[[str], Mapping[str, Any]], source)
+            card = dict(one(url) if callable(source) else source)
+        else:
+            card = dict(cast(TenantCardSource[Mapping[str, Any]], source)(url, tenant))
         if self._link_openapi:
             card["documentationUrl"] = url + (self._openapi_path or "")
-        return self._rendered(url, encode(card))
+        return self._rendered((url, tenant), encode(card))
 
     def openapi(self, base: Callable[[], str]) -> Document:
         """The OpenAPI document; ``base`` gives the request's base URL."""
@@ -144,4 +168,14 @@ class Documents:
             if key == "info":  # where OpenAPI documents usually put it
                 document["servers"] = [server]
         document.setdefault("servers", [server])
-        return self._rendered(url, encode(document))
+        return self._rendered((url, ""), encode(document))
+
+
+def _takes_two(function: Callable[..., Any]) -> bool:
+    """Whether ``function`` takes two positional arguments (a callable whose signature
+    Python cannot tell, a builtin say, is taken to take one)."""
+    try:
+        inspect.signature(function).bind("", "")
+    except (TypeError, ValueError):
+        return False
+    return True

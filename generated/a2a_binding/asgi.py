@@ -29,6 +29,7 @@ from ._asgi import (
     CheckRequest,
     base_url,
 )
+from ._documents import TenantCardSource
 from ._query import MAX_QUERY_PAIRS
 from ._validate import UnknownFields
 from .handler import A2AServiceHandler
@@ -42,15 +43,22 @@ __all__ = [
     "HANDLER_METHODS",
     "MAX_QUERY_PAIRS",
     "MESSAGE_TYPES",
+    "TenantCardSource",
     "base_url",
     "create_app",
     "openapi_document",
     "required_fields",
 ]
 
-AgentCardSource = Union[messages.AgentCard, Callable[[str], messages.AgentCard]]
+AgentCardSource = Union[
+    messages.AgentCard,
+    Callable[[str], messages.AgentCard],
+    TenantCardSource[messages.AgentCard],
+]
 """The agent card, or a callable from the request's base URL (``asgi.base_url``) to
-it, so that the card names the URLs its clients really reach."""
+it, so that the card names the URLs its clients really reach; a callable taking two
+arguments also gets the tenant of the card's path (``""`` at the root, ``"t1"`` for
+``/t1/.well-known/agent-card.json``), a function ``(base_url: str, tenant: str)``."""
 
 HANDLER_METHODS: Mapping[str, str] = MappingProxyType(
     {
@@ -155,7 +163,8 @@ def create_app(
     ``ETag`` and ``Last-Modified`` (``agent_card_last_modified``, default: now); or a
     callable taking the request's base URL (scheme, host and port the client reached,
     then the mount's root path) and returning the card, so that its interface URLs are
-    true (the ``ETag`` then follows each answer's bytes).
+    true (the ``ETag`` then follows each answer's bytes); a callable taking two
+    arguments gets the tenant of the card's path too (``""`` at the root).
     ``None`` for ``http_json_prefix`` or ``jsonrpc_path`` turns that binding off.
     Requests must name one of ``supported_versions`` in ``A2A-Version``. Bodies over
     ``max_body_bytes`` (default 4 MiB) and queries over ``max_query_pairs`` pairs

@@ -7,8 +7,9 @@
 ``prepare`` gives the request to send for an rpc (method, absolute URL, headers, body
 bytes) over HTTP+JSON or JSON-RPC; ``read_response`` turns the answer into the
 response ``TypedDict`` or raises ``protocol.A2AError`` (an A2A error),
-``jsonrpc.JsonRpcError`` (another JSON-RPC error) or ``ResponseError`` (anything
-else); ``read_stream`` / ``aread_stream`` turn an event-stream body (byte chunks) into
+``AuthenticationRequired`` (missing or wrong credentials, on either binding: a
+``ResponseError`` and a ``jsonrpc.JsonRpcError``), ``jsonrpc.JsonRpcError`` (another
+JSON-RPC error) or ``ResponseError`` (anything else); ``read_stream`` / ``aread_stream`` turn an event-stream body (byte chunks) into
 the responses, raising the same way on an error event. ``is_event_stream`` tells from
 the response headers which of the two reads a body. The algorithms are in ``_client``
 (shared by every generated A2A package).
@@ -21,11 +22,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, overload
 
 from . import jsonrpc, messages, routes
-from ._client import ClientBinding, PreparedRequest, ResponseError, is_event_stream
+from ._client import AuthenticationRequired, ClientBinding, PreparedRequest
+from ._client import ResponseError, is_event_stream
 from ._jsonrpc import RequestId
 from .protocol import Binding, RequestHeaders, request_headers
 
 __all__ = [
+    "AuthenticationRequired",
     "PreparedRequest",
     "ResponseError",
     "aread_stream",
@@ -411,8 +414,10 @@ def read_response(
     """The response of ``rpc`` from an answer's status, headers and whole body.
 
     Returns the response as a ProtoJSON dict (``{}`` for an empty answer). Raises
-    ``protocol.A2AError`` for an A2A error, ``jsonrpc.JsonRpcError`` for any other
-    JSON-RPC error and ``ResponseError`` for an answer that is neither.
+    ``protocol.A2AError`` for an A2A error, ``AuthenticationRequired`` for a refusal
+    of the credentials (an HTTP 401; a JSON-RPC error with ``UNAUTHENTICATED_CODE`` or
+    a ``WWW-Authenticate`` header), ``jsonrpc.JsonRpcError`` for any other JSON-RPC
+    error and ``ResponseError`` for an answer that is neither.
     """
     return _CLIENT.read_response(rpc, status, headers, body, binding=binding)
 

@@ -12,8 +12,10 @@ def`` with ``yield``); an rpc answering ``google.protobuf.Empty`` returns None. 
 ``protocol.A2AError`` for the protocol's errors, ``InvalidArgument`` for fields the
 handler refuses (400 / -32602 with a ``google.rpc.BadRequest``) and ``Unauthenticated``
 for missing or wrong credentials (401 with ``WWW-Authenticate`` / JSON-RPC
-``UNAUTHENTICATED_CODE``). mypy --strict names every method a handler class lacks where
-it is passed to ``asgi.create_app``.
+``UNAUTHENTICATED_CODE``). A handler class that subclasses the Protocol and is marked
+``typing.final`` has every method it still lacks named by mypy --strict; a class only
+passed to ``asgi.create_app`` is reported incompatible, its missing methods listed when
+there are one or two.
 """
 
 from __future__ import annotations

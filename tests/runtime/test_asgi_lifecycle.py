@@ -259,6 +259,63 @@ def test_dates_of_per_request_cards_never_run_ahead_of_the_clock() -> None:
     assert len(app.documents._renderings) == 256
 
 
+def test_a_card_callable_taking_two_arguments_gets_the_tenant_of_its_path() -> None:
+    """``/{tenant}/.well-known/agent-card.json`` can say which tenant it is for
+    (AgentInterface.tenant): ``""`` at the root, the decoded segment otherwise; each
+    tenant's card has its own ETag."""
+    asked: list[tuple[str, str]] = []
+
+    def card(base_url: str, tenant: str) -> dict[str, Any]:
+        asked.append((base_url, tenant))
+        interface = {"url": base_url, "protocolBinding": "HTTP+JSON", "tenant": tenant}
+        return {"name": "unit", "supportedInterfaces": [interface]}
+
+    app = make_app(agent_card=card, agent_card_last_modified=MODIFIED)
+    answers = {
+        path: run(drive(app, "GET", path))
+        for path in (CARD_PATH, "/t1" + CARD_PATH, "/caf%C3%A9" + CARD_PATH)
+    }
+    tenants = [a.json()["supportedInterfaces"][0]["tenant"] for a in answers.values()]
+    assert tenants == ["", "t1", "café"]
+    assert [tenant for _, tenant in asked] == ["", "t1", "café"]
+    assert len({a.headers["etag"] for a in answers.values()}) == 3
+    again = run(drive(app, "GET", "/t1" + CARD_PATH))
+    assert again.headers["etag"] == answers["/t1" + CARD_PATH].headers["etag"]
+    head = run(drive(app, "HEAD", "/t1" + CARD_PATH))
+    assert head.status == 200 and head.body == b""
+    assert head.headers["etag"] == again.headers["etag"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        lambda base: {"name": base},
+        lambda base, *rest: {"name": base + "|" + "|".join(rest)},
+        lambda base, tenant="": {"name": base + "|" + tenant},
+    ],
+    ids=["one-argument", "varargs", "defaulted-tenant"],
+)
+def test_one_argument_card_callables_keep_working(source: Any) -> None:
+    """A callable that takes one argument gets only the base URL, for every tenant
+    (one rendering); one that can take two gets the tenant."""
+    app = make_app(agent_card=source, agent_card_last_modified=MODIFIED)
+    root = run(drive(app, "GET", CARD_PATH)).json()["name"]
+    tenant = run(drive(app, "GET", "/t1" + CARD_PATH)).json()["name"]
+    if root.endswith("|"):
+        assert tenant == root + "t1"
+    else:
+        assert tenant == root and "|" not in root
+        assert len(app.documents._renderings) == 1
+
+
+def test_a_card_callable_python_cannot_inspect_gets_one_argument() -> None:
+    """A builtin without a signature is called as the one-argument form was."""
+    from codegen.runtime._documents import _takes_two
+
+    assert _takes_two(lambda a, b: None) and not _takes_two(lambda a: None)
+    assert not _takes_two(max) and not _takes_two(lambda *, tenant: None)
+
+
 def test_a_fixed_card_keeps_the_last_modified_it_was_given() -> None:
     """For a card that is no callable, Last-Modified stays agent_card_last_modified."""
     app = make_app()

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from codegen.runtime._client import (
+    AuthenticationRequired,
     ClientBinding,
     PreparedRequest,
     ResponseError,
@@ -24,6 +25,7 @@ from codegen.runtime._client import (
 )
 from codegen.runtime._jsonrpc import JsonRpcError
 from codegen.runtime._errors import A2A_ERRORS, A2AError
+from codegen.runtime._failure import UNAUTHENTICATED_CODE
 
 BASE = "http://agent.test/a2a/"
 
@@ -189,6 +191,88 @@ def test_http_json_other_errors(client: ClientBinding) -> None:
     assert caught.value.error == status["error"]
     with pytest.raises(ResponseError, match="HTTP 500: HTTP status 500"):
         client.read_response("GetTask", 500, [], b"")
+
+
+def test_a_refused_credential_is_one_typed_error_on_both_bindings(
+    client: ClientBinding,
+) -> None:
+    """What the real app answers for ``Unauthenticated``: HTTP+JSON 401 with a Status,
+    JSON-RPC 200 with -31001; both with WWW-Authenticate. One exception for both, and
+    still the ResponseError and JsonRpcError callers caught before."""
+    from tests.runtime.test_asgi import V, drive, make_app, rpc_body, run
+
+    app = make_app()
+    http = run(
+        drive(app, "POST", "/message:send", body=b'{"text": "unauthenticated"}', headers=V)
+    )
+    body = rpc_body("Send", {"text": "unauthenticated"}, request_id="r1")
+    jsonrpc = run(drive(app, "POST", "/", body=body, headers=V))
+    caught = []
+    for binding, answer in (("http+json", http), ("jsonrpc", jsonrpc)):
+        with pytest.raises(AuthenticationRequired) as refused:
+            client.read_response(
+                "GetTask",
+                answer.status,
+                answer.raw_headers,
+                answer.body,
+                binding=binding,  # type: ignore[arg-type]
+            )
+        caught.append(refused.value)
+    for error in caught:
+        assert isinstance(error, ResponseError) and isinstance(error, JsonRpcError)
+        assert error.challenge == 'Bearer realm="unit"'
+        assert error.message == "who are you?" and error.code == UNAUTHENTICATED_CODE
+        assert str(error) == "authentication required: who are you?"
+    assert (caught[0].status, caught[1].status) == (401, 200)
+    assert caught[0].error == {
+        "code": 401,
+        "status": "UNAUTHENTICATED",
+        "message": "who are you?",
+    }
+    assert caught[1].id == "r1" and caught[1].to_dict()["code"] == -31001
+
+
+@pytest.mark.parametrize(
+    "binding, status, headers, body, challenge, code",
+    [
+        # A 401 whatever it holds (a proxy's HTML), with or without a challenge.
+        ("http+json", 401, [("WWW-Authenticate", "Basic")], b"<h1>no</h1>", "Basic", -31001),
+        ("http+json", 401, {}, b"", None, -31001),
+        ("jsonrpc", 401, [(b"www-authenticate", b"Bearer")], b"", "Bearer", -31001),
+        # A server-chosen code with the challenge header; the default code without it.
+        ("jsonrpc", 200, [("WWW-Authenticate", "Bearer"), ("www-authenticate", "Basic")],
+         b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -31002, "message": "m"}}',
+         "Bearer, Basic", -31002),
+        ("jsonrpc", 200, [],
+         b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -31001, "message": "m"}}',
+         None, -31001),
+    ],
+)
+def test_authentication_required_forms(
+    client: ClientBinding,
+    binding: Any,
+    status: int,
+    headers: Any,
+    body: bytes,
+    challenge: str | None,
+    code: int,
+) -> None:
+    with pytest.raises(AuthenticationRequired) as caught:
+        client.read_response("GetTask", status, headers, body, binding=binding)
+    assert (caught.value.challenge, caught.value.code) == (challenge, code)
+    assert caught.value.status == status and caught.value.body == body
+
+
+def test_other_errors_are_not_authentication(client: ClientBinding) -> None:
+    """A 403, or a JSON-RPC error with another code and no challenge, stays what it was."""
+    forbidden = b'{"error": {"code": 403, "status": "PERMISSION_DENIED", "message": "no"}}'
+    with pytest.raises(ResponseError) as http:
+        client.read_response("GetTask", 403, [("WWW-Authenticate", "Bearer")], forbidden)
+    assert not isinstance(http.value, AuthenticationRequired)
+    other = b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}}'
+    with pytest.raises(JsonRpcError) as rpc:
+        client.read_response("GetTask", 200, [], other, binding="jsonrpc")
+    assert not isinstance(rpc.value, AuthenticationRequired)
 
 
 def test_read_jsonrpc_responses(client: ClientBinding) -> None:
