@@ -87,9 +87,12 @@ __all__ = [
     "INVALID_PARAMS_REASON",
     "STATUS_DETAILS_KEY",
     "Server",
+    "TIMEOUT_KEY",
     "decode_status",
     "encode_status",
     "error_of",
+    "format_timeout",
+    "parse_timeout",
     "status_of",
 ]
 
@@ -110,6 +113,18 @@ INVALID_PARAMS_REASON = "INVALID_PARAMS"
 
 VERSION_KEY = "a2a-version"
 EXTENSIONS_KEY = "a2a-extensions"
+TIMEOUT_KEY = "grpc-timeout"
+"""The caller's deadline as a header: sent by an HTTP client as grpc-gateway reads it,
+and put into a gRPC call's ``CallContext.headers`` from the call's deadline."""
+
+_TIMEOUT_UNITS: Mapping[str, float] = {
+    "H": 3600.0,
+    "M": 60.0,
+    "S": 1.0,
+    "m": 1e-3,
+    "u": 1e-6,
+    "n": 1e-9,
+}
 
 _PACKAGE = __name__.rpartition(".")[0]
 log = logging.getLogger(f"{_PACKAGE}.grpc" if _PACKAGE else "grpc_binding")
@@ -261,6 +276,35 @@ def status_of(failure: Failure) -> tuple[grpc.StatusCode, str, Metadata]:
     ]
     trailers.extend((name.lower(), value) for name, value in failure.headers)
     return code, failure.message, tuple(trailers)
+
+
+# -------------------------------------------------------------------- deadlines
+
+
+def format_timeout(seconds: float) -> str:
+    """``seconds`` in the gRPC wire form of a timeout (at most 8 digits and a unit),
+    rounded up to the unit: the least unit that holds it."""
+    nanoseconds = max(round(seconds * 1e9), 0)  # whole nanoseconds: no float residue
+    for unit in "numSMH":
+        size = round(_TIMEOUT_UNITS[unit] * 1e9)
+        count = -(-nanoseconds // size)  # ceiling
+        if count < 100_000_000:
+            return f"{count}{unit}"
+    return "99999999H"
+
+
+def parse_timeout(value: str) -> float:
+    """The seconds of a gRPC wire timeout (``"100m"``, ``"5S"``); ``InvalidArgument``
+    naming the header when it is not one."""
+    digits, unit = value[:-1], value[-1:]
+    if not (0 < len(digits) <= 8 and digits.isascii() and digits.isdigit()) or (
+        unit not in _TIMEOUT_UNITS
+    ):
+        raise InvalidArgument(
+            f"the {TIMEOUT_KEY} header {value!r} is not a gRPC timeout (1 to 8 digits"
+            " and a unit, one of H M S m u n)"
+        )
+    return int(digits) * _TIMEOUT_UNITS[unit]
 
 
 # ------------------------------------------------------------------- the tables
@@ -429,8 +473,13 @@ class GrpcBinding:
         self, rpc: _Rpc, raw: bytes, context: Context
     ) -> tuple[dict[str, Any], CallContext]:
         """The request in canonical form and its ``CallContext``: the version is
-        checked first, since it sets what the request means."""
+        checked first, since it sets what the request means. A call with a deadline
+        has it in the headers as ``grpc-timeout`` (the time left), for a ``Backend``
+        behind the handler to pass on."""
         headers = _metadata(context)
+        remaining = context.time_remaining()
+        if remaining is not None:
+            headers = (*headers, (TIMEOUT_KEY, format_timeout(remaining)))
         params = read_service_params(
             [value for key, value in headers if key == VERSION_KEY],
             [value for key, value in headers if key == EXTENSIONS_KEY],
@@ -576,8 +625,11 @@ class GrpcBackend:
 
     Each call sends ``a2a-version: version``, the context's extensions as
     ``a2a-extensions``, and the context's headers named in ``forward_headers`` (any
-    case; a ``-bin`` value as its ISO-8859-1 bytes); ``timeout`` (seconds) is its
-    deadline. A failed call raises what ``error_of`` reads from it.
+    case; a ``-bin`` value as its ISO-8859-1 bytes). Its deadline is the nearer of
+    ``timeout`` (seconds) and the caller's: the context's ``grpc-timeout`` header
+    (an HTTP client's, as grpc-gateway reads it, or the deadline of a gRPC call being
+    served); a malformed one is ``InvalidArgument``. A failed call raises what
+    ``error_of`` reads from it.
     """
 
     def __init__(
@@ -620,6 +672,18 @@ class GrpcBackend:
                 sent.append((key, value.encode("latin-1") if binary else value))
         return sent
 
+    def deadline(self, context: CallContext | None) -> float | None:
+        """The timeout (seconds) of a call made for ``context``: the nearer of the
+        ``timeout`` option and the context's ``grpc-timeout``; None when neither."""
+        timeouts = [] if self.timeout is None else [self.timeout]
+        if context is not None:
+            timeouts.extend(
+                parse_timeout(value)
+                for key, value in context.headers
+                if key == TIMEOUT_KEY
+            )
+        return min(timeouts, default=None)
+
     def _encode(self, remote: _Remote, request: Mapping[str, Any]) -> bytes:
         message = remote.request_class()
         json_format.ParseDict(dict(request), message)
@@ -643,7 +707,7 @@ class GrpcBackend:
             raw = await send(
                 self._encode(remote, request),
                 metadata=self.metadata(context),
-                timeout=self.timeout,
+                timeout=self.deadline(context),
             )
         except grpc.aio.AioRpcError as error:
             raise error_of(error) from None
@@ -660,7 +724,7 @@ class GrpcBackend:
         call = open_stream(
             self._encode(remote, request),
             metadata=self.metadata(context),
-            timeout=self.timeout,
+            timeout=self.deadline(context),
         )
         try:
             async for raw in call:

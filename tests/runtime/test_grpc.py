@@ -560,18 +560,23 @@ def test_a_cancelled_error_the_handler_raised_itself_is_a_failure() -> None:
 # --------------------------------------------------------- cancellation, deadlines
 
 
-def test_a_deadline_cancels_a_unary_handler() -> None:
-    handler = Handler()
-    saw: list[str] = []
+def sleeper(saw: list[str], label: str = "cancelled") -> Callable[[Any, CallContext], Awaitable[Any]]:
+    """A handler method that sleeps 30 s, noting ``label`` in ``saw`` when cancelled."""
 
     async def slow(request: Any, context: CallContext) -> Any:
         try:
             await asyncio.sleep(30)
         except asyncio.CancelledError:
-            saw.append("cancelled")
+            saw.append(label)
             raise
 
-    handler.override["get_task"] = slow
+    return slow
+
+
+def test_a_deadline_cancels_a_unary_handler() -> None:
+    handler = Handler()
+    saw: list[str] = []
+    handler.override["get_task"] = sleeper(saw)
 
     async def scenario() -> grpc.aio.AioRpcError:
         async with serving(handler) as channel:
@@ -846,3 +851,89 @@ def test_error_of_reads_what_a_peer_may_send() -> None:
     other_domain.details.add().Pack(error_details_pb2.ErrorInfo(reason="TASK_NOT_FOUND", domain="example.com"))
     unread = _Failed(grpc.StatusCode.NOT_FOUND, "x", ((STATUS_DETAILS_KEY, other_domain.SerializeToString()),))
     assert error_of(unread) is unread
+
+
+# --------------------------------------------------------------------- deadlines
+
+
+from codegen.runtime._grpc import TIMEOUT_KEY, format_timeout, parse_timeout  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("seconds", "wire"),
+    [(0.0, "0n"), (-1.0, "0n"), (1e-9, "1n"), (0.2, "200000u"), (1.5, "1500000u"), (30.0, "30000000u"),
+     (100_000.0, "100000S"), (1e12, "99999999H")],
+)
+def test_format_timeout_is_the_least_unit_that_holds_it(seconds: float, wire: str) -> None:
+    assert format_timeout(seconds) == wire
+    if seconds > 0 and wire != "99999999H":
+        assert parse_timeout(wire) >= seconds - 1e-12  # rounded up, never down
+
+
+@pytest.mark.parametrize(("wire", "seconds"), [("1H", 3600.0), ("2M", 120.0), ("5S", 5.0), ("100m", 0.1),
+                                               ("7u", 7e-6), ("12345678n", 0.012345678)])
+def test_parse_timeout_reads_every_unit(wire: str, seconds: float) -> None:
+    assert parse_timeout(wire) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("wire", ["", "S", "5", "5s", "123456789S", "-5S", "5.0S", "٣S", " 5S"])
+def test_parse_timeout_refuses_what_is_no_timeout_naming_the_header(wire: str) -> None:
+    with pytest.raises(InvalidArgument, match=f"the {TIMEOUT_KEY} header"):
+        parse_timeout(wire)
+
+
+def test_the_backend_deadline_is_the_nearer_of_its_option_and_the_callers() -> None:
+    def caller(*timeouts: str) -> CallContext:
+        return CallContext("", "http+json", SERVED.params, tuple((TIMEOUT_KEY, t) for t in timeouts))
+
+    assert _backend(None).deadline(None) is None  # type: ignore[arg-type]
+    assert _backend(None).deadline(caller()) is None  # type: ignore[arg-type]
+    assert _backend(None, timeout=5).deadline(None) == 5  # type: ignore[arg-type]
+    assert _backend(None, timeout=5).deadline(caller("2S")) == 2  # type: ignore[arg-type]
+    assert _backend(None, timeout=1).deadline(caller("2S")) == 1  # type: ignore[arg-type]
+    assert _backend(None).deadline(caller("3S", "500m")) == 0.5  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="grpc-timeout header 'soon'"):
+        _backend(None, timeout=5).deadline(caller("soon"))  # type: ignore[arg-type]
+
+
+def test_a_served_calls_deadline_reaches_the_handler_and_a_backend_behind_it() -> None:
+    """A proxy (``GrpcBinding`` over ``GrpcBackend``): the client's deadline is the
+    proxy handler's ``grpc-timeout`` header, and the origin's call ends with it."""
+    origin = Handler()
+    cancelled: list[str] = []
+    origin.override["get_task"] = sleeper(cancelled, "origin")
+
+    async def scenario() -> tuple[grpc.aio.AioRpcError, float, list[str]]:
+        async with serving(origin) as to_origin:
+            async with serving(_Proxy(_backend(to_origin))) as to_proxy:
+                call = to_proxy.unary_unary(f"/{SERVICE}/GetTask")
+                started = asyncio.get_running_loop().time()
+                error = await failed(call(pb.GetTaskRequest(id="t").SerializeToString(), metadata=V1, timeout=0.5))
+                took = asyncio.get_running_loop().time() - started
+                for _ in range(100):
+                    if cancelled:
+                        break
+                    await asyncio.sleep(0.02)
+                headers = [dict(context.headers) for name, _, context in origin.seen]
+                return error, took, [h.get(TIMEOUT_KEY, "") for h in headers]
+
+    error, took, seen_timeouts = run(scenario)
+    assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED and took < 5
+    assert cancelled == ["origin"]  # the origin's handler was cancelled by the passed-on deadline
+    assert len(seen_timeouts) == 1 and seen_timeouts[0].endswith("u")
+    assert 0 < parse_timeout(seen_timeouts[0]) <= 0.5
+
+
+class _Proxy:
+    """A handler over a ``GrpcBackend``: each method calls the same rpc upstream."""
+
+    def __init__(self, backend: GrpcBackend) -> None:
+        self.backend = backend
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        rpc = next(m.rpc for m in SERVICES[0].methods if m.attribute == name)
+        if METHODS[rpc].server_streaming:
+            return lambda request, context: self.backend.stream(rpc, request, context)
+        return lambda request, context: self.backend.call(rpc, request, context)
