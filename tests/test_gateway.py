@@ -1,6 +1,7 @@
 """The gateway (issue 26): ``asgi.create_app(grpc_binding.Backend(channel))`` in front of
 a2a-sdk 1.3.0's own gRPC server (its ``GrpcHandler`` over a ``DefaultRequestHandler``
-with a small executor), driven by a2a-sdk's JSON-RPC and REST clients over loopback.
+with a small executor), driven by a2a-sdk's and @a2a-js/sdk's JSON-RPC and REST clients
+over loopback.
 
 Every operation with and without a tenant, both streams, errors with their reasons
 intact across the hop, the card (its interfaces where the gateway is reached, dialled
@@ -275,3 +276,43 @@ def test_an_http_client_leaving_a_stream_cancels_the_agents_call(agent: SdkAgent
             break
         threading.Event().wait(0.05)
     assert agent.executor.cancelled == ["stream-forever"]
+
+
+@pytest.mark.parametrize("tenant", ["", "acme"])
+@pytest.mark.parametrize("binding", ["HTTP+JSON", "JSONRPC"])
+def test_js_clients_through_the_gateway_to_sdks_grpc_agent(agent: SdkAgent, gateway: str, binding: str,
+                                                           tenant: str) -> None:
+    """@a2a-js/sdk 1.3.0's client (tests/js/client.mjs) discovers the gateway from its
+    card and runs every operation; the errors keep their reasons."""
+    from . import jsenv
+    from .test_js_interop import AWKWARD_IDS, _run_js_client
+
+    js_dir = jsenv.install()
+    agent.executor.seen.clear()
+    result = _run_js_client(js_dir, gateway, binding, tenant, BEARER.removeprefix("Bearer "))
+    assert "discovery" not in result, result["discovery"]
+    assert result["transport"] == binding
+    steps = result["steps"]
+    ok = {name: step["ok"] for name, step in steps.items() if "ok" in step}
+    failed = {name: step["error"] for name, step in steps.items()
+              if "error" in step and not name.startswith(("error", "awkward task"))}
+    assert not failed, failed
+    done, held = ok["SendMessage"]["task"], ok["SendMessage hold"]["task"]
+    assert (done["status"]["state"], held["status"]["state"]) == ("TASK_STATE_COMPLETED", "TASK_STATE_WORKING")
+    assert next(iter(ok["SendStreamingMessage"][0])) == "task"
+    assert ok["SendStreamingMessage"][-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert ok["GetTask"]["id"] == done["id"]
+    assert held["id"] in [t["id"] for t in ok["ListTasks"]["tasks"]]
+    assert [e["task"]["id"] for e in ok["SubscribeToTask"]] == [held["id"]]
+    assert ok["CancelTask"]["status"]["state"] == "TASK_STATE_CANCELED"
+    assert ok["GetTaskPushNotificationConfig"]["id"] == "c1"
+    assert ok["DeleteTaskPushNotificationConfig"].get("configs", []) == []
+    assert ok["GetExtendedAgentCard"]["name"] == "sdk-agent-extended"
+    for name, reason in [("TaskNotFound", "TASK_NOT_FOUND"), ("TaskNotCancelable", "TASK_NOT_CANCELABLE"),
+                         ("UnsupportedOperation", "UNSUPPORTED_OPERATION")]:
+        error = steps[f"error {name}"]["error"]
+        assert (error["name"], error["reason"]) == (f"{name}Error", reason), error
+    for awkward in AWKWARD_IDS:
+        assert ok[f"awkward get {awkward}"]["id"] == awkward
+        assert steps[f"awkward task {awkward}"]["error"]["name"] == "TaskNotFoundError"
+    assert {s["tenant"] for s in agent.executor.seen} == {tenant}
