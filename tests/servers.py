@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import uvicorn
+
+from codegen.gateway import Gateway as GrpcGateway
+
+__all__ = ["GrpcGateway", "running"]
 
 
 @contextmanager
@@ -34,27 +38,3 @@ def running(app: Any, timeout: float = 15.0) -> Iterator[str]:
             server.force_exit = True
             thread.join(timeout)
         assert not thread.is_alive(), "the test server did not stop"
-
-
-class GrpcGateway:
-    """An ASGI app made by ``make_app(channel)`` over a grpc.aio channel to ``target``,
-    both opened on the serving loop at lifespan startup (a grpc.aio channel belongs to
-    the loop it runs on) and the channel closed at shutdown."""
-
-    def __init__(self, target: str, make_app: Callable[[Any], Any]) -> None:
-        self.target, self.make_app, self.app = target, make_app, None
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            import grpc.aio
-
-            await receive()
-            channel = grpc.aio.insecure_channel(self.target)
-            self.app = self.make_app(channel)
-            await send({"type": "lifespan.startup.complete"})
-            await receive()
-            await channel.close()
-            await send({"type": "lifespan.shutdown.complete"})
-            return
-        assert self.app is not None
-        await self.app(scope, receive, send)
