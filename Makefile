@@ -29,11 +29,13 @@ clean:
 # Speed against the peers, measured in one run (ratios printed): the tables and generation
 # (bench.py); the binding alone, the generated ASGI app against a2a-sdk's routes and a
 # hand-written floor app, each over a trivial handler, in process and under uvicorn on
-# 127.0.0.1 (bench_serving.py, about 1.5 minutes); generation on hostile inputs
-# (bench_hostile.py).
+# 127.0.0.1 (bench_serving.py, about 1.5 minutes); the gateway's cost per call against
+# calling a2a-sdk's gRPC agent directly and a2a-sdk's REST server over it
+# (bench_gateway.py, about half a minute); generation on hostile inputs (bench_hostile.py).
 bench: $(STAMP)
 	$(PY) bench/bench.py
 	$(PY) bench/bench_serving.py
+	$(PY) bench/bench_gateway.py
 
 # Generation on hostile inputs (large comments, deep nesting, many rpcs): about 6 minutes.
 bench-hostile: $(STAMP)
