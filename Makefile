@@ -64,6 +64,9 @@ fuzz-generator: $(STAMP)
 # The official A2A conformance kit (../shared/a2a-tck) against examples/a2a_server.py over
 # JSON-RPC, HTTP+JSON and gRPC, and its transport-equivalence category over the three;
 # fails on a failure not in conformance/expected_failures.json.
+# Then the kit over JSON-RPC and HTTP+JSON against a2a-sdk's gRPC agent behind the gateway
+# (conformance/gateway_agent.py; its list: conformance/expected_failures_gateway.json).
 # Its venv is cached in .conformance/ (ignored by git). About two minutes.
 conformance: $(STAMP)
 	$(PY) conformance/run.py --categories mandatory,capabilities,quality,features,transport-equivalence --transports jsonrpc,rest,grpc
+	$(PY) conformance/run.py --target gateway --categories mandatory,capabilities,quality,features --transports jsonrpc,rest
