@@ -937,3 +937,94 @@ class _Proxy:
         if METHODS[rpc].server_streaming:
             return lambda request, context: self.backend.stream(rpc, request, context)
         return lambda request, context: self.backend.call(rpc, request, context)
+
+
+# ------------------------------------------------- REQUIRED fields at their default
+
+
+from codegen.runtime._grpc import _behaviors, _RequiredDefaults  # noqa: E402
+
+
+@pytest.mark.parametrize(("options", "found"), [
+    (b"", set()),
+    (b"\xe0\x41\x02", {2}),  # field 1052, varint: REQUIRED
+    (b"\xe2\x41\x02\x02\x05", {2, 5}),  # packed
+    (b"\x08\x01\x11" + bytes(8) + b"\x1d" + bytes(4) + b"\xe0\x41\x03", {3}),  # other fields skipped
+    (b"\x0a\x02\xe0\x41", set()),  # a length-delimited field holding the same bytes
+    (b"\xe0\x41", set()),  # cut short
+    (b"\x0b\xe0\x41\x02", set()),  # a group: stop reading
+])
+def test_behaviors_read_off_the_wire(options: bytes, found: set[int]) -> None:
+    assert _behaviors(options) == found
+
+
+def test_the_backend_puts_back_required_fields_protojson_leaves_out() -> None:
+    """A last page (``nextPageToken: ""``), an empty list, a zero: REQUIRED in the
+    proto, left out by ``MessageToDict``, there in what the backend answers."""
+    handler = Handler()
+
+    async def empty_page(request: Any, context: CallContext) -> Any:
+        return {"tasks": [{"id": "t1", "status": {"state": "TASK_STATE_WORKING"}}], "pageSize": 0}
+
+    handler.override["list_tasks"] = empty_page
+
+    async def scenario() -> Any:
+        async with serving(handler) as channel:
+            return await _backend(channel).call("ListTasks", {}, SERVED)
+
+    assert run(scenario) == {
+        "tasks": [{"id": "t1", "status": {"state": "TASK_STATE_WORKING"}}],
+        "nextPageToken": "", "pageSize": 0, "totalSize": 0,
+    }
+
+
+def test_required_defaults_in_every_kind_of_field() -> None:
+    fill = _RequiredDefaults().fill
+    assert fill(pb.ListTasksResponse.DESCRIPTOR, {}) == {
+        "tasks": [], "nextPageToken": "", "pageSize": 0, "totalSize": 0}
+    # a REQUIRED enum is its zero value's name; a message with presence stays absent
+    assert fill(pb.TaskStatus.DESCRIPTOR, {}) == {"state": "TASK_STATE_UNSPECIFIED"}
+    assert fill(pb.Task.DESCRIPTOR, {"id": "t"}) == {"id": "t"}  # status and contextId: not REQUIRED here
+    # nested in lists and in oneof members; well-known types left as they are
+    event = fill(pb.StreamResponse.DESCRIPTOR, {"statusUpdate": {"status": {"timestamp": "2020-01-01T00:00:00Z"}}})
+    assert event == {"statusUpdate": {"taskId": "", "contextId": "",
+                                      "status": {"state": "TASK_STATE_UNSPECIFIED", "timestamp": "2020-01-01T00:00:00Z"}}}
+    card = fill(pb.AgentCard.DESCRIPTOR, {"skills": [{"id": "s"}], "securitySchemes": {"b": {"httpAuthSecurityScheme": {}}}})
+    assert card["skills"] == [{"id": "s", "name": "", "description": "", "tags": []}]
+    assert card["securitySchemes"]["b"]["httpAuthSecurityScheme"] == {"scheme": ""}
+    assert card["defaultInputModes"] == [] and card["name"] == ""
+
+
+def test_required_defaults_of_each_scalar_kind() -> None:
+    from google.protobuf import descriptor_pb2, descriptor_pool
+    from google.protobuf.message_factory import GetMessageClass
+
+    pool = descriptor_pool.DescriptorPool()
+    for module in ("google.protobuf.descriptor_pb2",):
+        file = descriptor_pb2.FileDescriptorProto()
+        importlib.import_module(module).DESCRIPTOR.CopyToProto(file)
+        pool.Add(file)
+    behavior = descriptor_pb2.FileDescriptorProto(
+        name="fb.proto", package="google.api", syntax="proto3", dependency=["google/protobuf/descriptor.proto"])
+    behavior.enum_type.add(name="FieldBehavior").value.add(name="FIELD_BEHAVIOR_UNSPECIFIED", number=0)
+    behavior.enum_type[0].value.add(name="REQUIRED", number=2)
+    behavior.extension.add(name="field_behavior", number=1052, type=14, label=3, type_name=".google.api.FieldBehavior",
+                           extendee=".google.protobuf.FieldOptions")
+    pool.Add(behavior)
+    kinds = descriptor_pb2.FileDescriptorProto(name="k.proto", package="k", syntax="proto3", dependency=["fb.proto"])
+    message = kinds.message_type.add(name="K")
+    required = descriptor_pb2.FieldOptions()
+    required.ParseFromString(b"\xe2\x41\x01\x02")  # field_behavior = [REQUIRED], packed
+    names = {"d": 1, "f": 2, "i64": 3, "u64": 4, "i32": 5, "b": 8, "s": 9, "y": 12, "u32": 13, "e": 14}
+    for number, (name, kind) in enumerate(names.items(), start=1):
+        field = message.field.add(name=name, json_name=name, number=number, type=kind, label=1, options=required)
+        if name == "e":
+            field.type_name = ".k.E"
+    kinds.enum_type.add(name="E").value.add(name="E_NONE", number=0)
+    pool.Add(kinds)
+    descriptor = pool.FindMessageTypeByName("k.K")
+    GetMessageClass(descriptor)
+    assert _RequiredDefaults().fill(descriptor, {}) == {
+        "d": 0.0, "f": 0.0, "i64": "0", "u64": "0", "i32": 0, "b": False, "s": "", "y": "", "u32": 0, "e": "E_NONE"}
+    plain = pb.DESCRIPTOR.pool.FindMessageTypeByName("google.protobuf.Empty")
+    assert _RequiredDefaults().fill(plain, {}) == {}
