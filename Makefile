@@ -30,11 +30,14 @@ clean:
 # (bench.py); the binding alone, the generated ASGI app against a2a-sdk's routes and a
 # hand-written floor app, each over a trivial handler, in process and under uvicorn on
 # 127.0.0.1 (bench_serving.py, about 1.5 minutes); the gRPC binding against a2a-sdk's
-# GrpcHandler and a hand-written floor over loopback (bench_grpc.py, half a minute).
+# GrpcHandler and a hand-written floor over loopback (bench_grpc.py, half a minute); the
+# gateway's cost per call against calling a2a-sdk's gRPC agent directly and a2a-sdk's
+# REST server over it (bench_gateway.py, about half a minute).
 bench: $(STAMP)
 	$(PY) bench/bench.py
 	$(PY) bench/bench_serving.py
 	$(PY) bench/bench_grpc.py
+	$(PY) bench/bench_gateway.py
 
 # Generation on hostile inputs (large comments, deep nesting, many rpcs): about 6 minutes.
 bench-hostile: $(STAMP)
@@ -63,6 +66,9 @@ fuzz-generator: $(STAMP)
 # The official A2A conformance kit (../shared/a2a-tck) against examples/a2a_server.py over
 # JSON-RPC, HTTP+JSON and gRPC, and its transport-equivalence category over the three;
 # fails on a failure not in conformance/expected_failures.json.
+# Then the kit over JSON-RPC and HTTP+JSON against a2a-sdk's gRPC agent behind the gateway
+# (conformance/gateway_agent.py; its list: conformance/expected_failures_gateway.json).
 # Its venv is cached in .conformance/ (ignored by git). About two minutes.
 conformance: $(STAMP)
 	$(PY) conformance/run.py --categories mandatory,capabilities,quality,features,transport-equivalence --transports jsonrpc,rest,grpc
+	$(PY) conformance/run.py --target gateway --categories mandatory,capabilities,quality,features --transports jsonrpc,rest

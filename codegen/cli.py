@@ -673,3 +673,103 @@ def _winner(overlap: Overlap) -> Route:
 
 def _loser(overlap: Overlap) -> Route:
     return overlap.loser
+
+
+# ------------------------------------------------------------------- the gateway
+
+
+@main.command()
+@_input_options
+@click.option(
+    "--target",
+    required=True,
+    metavar="HOST:PORT",
+    help="The gRPC agent to put the gateway in front of (plaintext).",
+)
+@click.option(
+    "--card",
+    "card_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The agent card (ProtoJSON); its JSON-RPC and HTTP+JSON URLs are rewritten.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to bind.")
+@click.option(
+    "--public-url",
+    metavar="URL",
+    help="Where clients reach the gateway, for the card (default: each request's).",
+)
+@click.option(
+    "--http-json-prefix", default="", show_default=True, help="HTTP+JSON mount path."
+)
+@click.option("--jsonrpc-path", default="/", show_default=True, help="JSON-RPC path.")
+@click.option(
+    "--forward-header",
+    "forward_headers",
+    multiple=True,
+    metavar="NAME",
+    help="A request header passed on as metadata (repeatable; default authorization).",
+)
+@click.option(
+    "--timeout",
+    type=float,
+    metavar="SECONDS",
+    help="Each call's deadline (a caller's nearer grpc-timeout wins).",
+)
+def gateway(
+    target: str,
+    card_path: str,
+    host: str,
+    port: int,
+    public_url: str | None,
+    http_json_prefix: str,
+    jsonrpc_path: str,
+    forward_headers: tuple[str, ...],
+    timeout: float | None,
+    **inputs: Any,
+) -> None:
+    """Serve JSON-RPC and HTTP+JSON in front of a gRPC A2A agent.
+
+    \b
+    Examples:
+      a2a-codegen gateway --target 127.0.0.1:50051 --card card.json --port 8000
+      a2a-codegen gateway a2a.proto -I proto --target agent:50051 --card card.json
+    """
+    from .gateway import Gateway, GatewayError, card_rewriter, load_card, load_package
+
+    try:
+        import uvicorn
+    except ImportError:
+        raise CliError(
+            "the gateway needs uvicorn: pip install 'protoc-gen-a2a[gateway]'"
+        ) from None
+    from_module = not inputs["protos"] and not inputs["descriptor_set"]
+    inputs["opts"] = (*inputs["opts"], "grpc=true")
+    request = _request(**inputs, quiet=True)
+    _, files = _run(request)
+    try:
+        card = load_card(card_path)
+        asgi, grpc_binding = load_package(request, files, from_module=from_module)
+    except GatewayError as exc:
+        raise CliError(str(exc)) from exc
+    served = [("JSONRPC", jsonrpc_path)] if jsonrpc_path else []
+    served += [("HTTP+JSON", http_json_prefix)]
+    version = grpc_binding.PROTOCOL_VERSION
+    backend: dict[str, Any] = {"timeout": timeout}
+    if forward_headers:
+        backend["forward_headers"] = forward_headers
+    card_at = card_rewriter(card, served, version, public_url)
+    app = Gateway(
+        target,
+        lambda channel: asgi.create_app(
+            grpc_binding.Backend(channel, **backend),
+            agent_card=card_at,
+            http_json_prefix=http_json_prefix,
+            jsonrpc_path=jsonrpc_path,
+        ),
+    )
+    click.echo(
+        f"a2a-codegen: gateway on http://{host}:{port} in front of {target}", err=True
+    )
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

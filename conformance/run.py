@@ -37,6 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 KIT = ROOT.parent / "shared" / "a2a-tck"
 CACHE = ROOT / ".conformance"
 EXPECTED = Path(__file__).with_name("expected_failures.json")
+# --target gateway: a2a-sdk's gRPC agent behind the generated app, its own list.
+GATEWAY = Path(__file__).with_name("gateway_agent.py")
+EXPECTED_GATEWAY = Path(__file__).with_name("expected_failures_gateway.json")
 # Extras the kit imports that its requirements.txt leaves out (its pyproject lists them).
 EXTRAS = [
     "python-dotenv",
@@ -100,8 +103,10 @@ def free_port() -> int:
         return port
 
 
-def serve(port: int, token: str) -> subprocess.Popen[bytes]:
-    """The example server in its own process, with the repo's venv."""
+def serve(port: int, token: str, target: str = "example") -> subprocess.Popen[bytes]:
+    """The example server (or, for ``target="gateway"``, conformance/gateway_agent.py:
+    a2a-sdk's gRPC agent behind the gateway) in its own process, with the repo's venv.
+    """
     env = dict(
         os.environ,
         PYTHONPATH=f"{ROOT / 'generated'}{os.pathsep}{ROOT}",
@@ -112,9 +117,12 @@ def serve(port: int, token: str) -> subprocess.Popen[bytes]:
         # the kit reads the gRPC host from a URL with a scheme only (grpc://host:port)
         A2A_EXAMPLE_GRPC_URL="absolute",
     )
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVE.format(port=port)], cwd=ROOT, env=env
+    command = (
+        [sys.executable, "-c", SERVE.format(port=port)]
+        if target == "example"
+        else [sys.executable, str(GATEWAY), str(port)]
     )
+    server = subprocess.Popen(command, cwd=ROOT, env=env)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         try:
@@ -191,16 +199,23 @@ def main() -> int:
     )
     parser.add_argument("--transports", default="jsonrpc,rest,grpc")
     parser.add_argument("--report", type=Path, help="write the outcomes as JSON here")
+    parser.add_argument(
+        "--target",
+        choices=("example", "gateway"),
+        default="example",
+        help="the example server, or a2a-sdk's gRPC agent behind the gateway",
+    )
     args = parser.parse_args()
     if not (KIT / "run_tck.py").exists():
         print(f"conformance: no kit at {KIT}", file=sys.stderr)
         return 2
-    expected: list[dict[str, Any]] = json.loads(EXPECTED.read_text())["failures"]
+    listing = EXPECTED if args.target == "example" else EXPECTED_GATEWAY
+    expected: list[dict[str, Any]] = json.loads(listing.read_text())["failures"]
     started = time.monotonic()
     python = kit_venv()
     port = free_port()
     token = secrets.token_urlsafe(24)  # the extended card's bearer token for this run
-    server = serve(port, token)
+    server = serve(port, token, args.target)
     unexpected: list[str] = []
     used: set[int] = set()
     rows: list[tuple[str, str, dict[str, int]]] = []

@@ -11,6 +11,10 @@ from typing import Any
 
 import uvicorn
 
+from codegen.gateway import Gateway as GrpcGateway
+
+__all__ = ["GrpcGateway", "running"]
+
 
 @contextmanager
 def running(app: Any, timeout: float = 15.0) -> Iterator[str]:

@@ -43,7 +43,7 @@ from codegen.inputs import request_from_module
 from codegen.plugin import generate
 
 from .conftest import GENERATED, ROOT, compile_request, run_plugin, spec_proto
-from .servers import running
+from .servers import GrpcGateway, running
 from .test_interop import _every_operation, _message, example_server
 from .test_serving import CARD, MemoryAgent
 
@@ -386,26 +386,11 @@ def test_the_same_handler_answers_alike_over_all_three_bindings(tenant: str) -> 
 # ---------------------------------------------- Backend: gateway, proxy, a2a-sdk
 
 
-class Gateway:
-    """``asgi.create_app(Backend(channel))`` whose channel is opened on the serving
-    loop at lifespan startup (a grpc.aio channel belongs to the loop it runs on)."""
-
-    def __init__(self, target: str) -> None:
-        self.target, self.app = target, None
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            message = await receive()
-            self.channel = grpc.aio.insecure_channel(self.target)
-            self.app = asgi.create_app(grpc_binding.Backend(self.channel, timeout=10), agent_card=CARD,
-                                       http_json_prefix="/rest", jsonrpc_path="/jsonrpc")
-            await send({"type": "lifespan.startup.complete"})
-            await receive()
-            await self.channel.close()
-            await send({"type": "lifespan.shutdown.complete"})
-            return
-        assert self.app is not None
-        await self.app(scope, receive, send)
+def Gateway(target: str) -> GrpcGateway:  # noqa: N802
+    """``asgi.create_app(Backend(channel))`` in front of ``target``."""
+    return GrpcGateway(target, lambda channel: asgi.create_app(
+        grpc_binding.Backend(channel, timeout=10), agent_card=CARD, http_json_prefix="/rest",
+        jsonrpc_path="/jsonrpc"))
 
 
 @pytest.mark.parametrize("kind", ["rest", "jsonrpc"])

@@ -90,9 +90,12 @@ __all__ = [
     "INVALID_PARAMS_REASON",
     "STATUS_DETAILS_KEY",
     "Server",
+    "TIMEOUT_KEY",
     "decode_status",
     "encode_status",
     "error_of",
+    "format_timeout",
+    "parse_timeout",
     "status_of",
 ]
 
@@ -113,6 +116,18 @@ INVALID_PARAMS_REASON = "INVALID_PARAMS"
 
 VERSION_KEY = "a2a-version"
 EXTENSIONS_KEY = "a2a-extensions"
+TIMEOUT_KEY = "grpc-timeout"
+"""The caller's deadline as a header: sent by an HTTP client as grpc-gateway reads it,
+and put into a gRPC call's ``CallContext.headers`` from the call's deadline."""
+
+_TIMEOUT_UNITS: Mapping[str, float] = {
+    "H": 3600.0,
+    "M": 60.0,
+    "S": 1.0,
+    "m": 1e-3,
+    "u": 1e-6,
+    "n": 1e-9,
+}
 
 _PACKAGE = __name__.rpartition(".")[0]
 log = logging.getLogger(f"{_PACKAGE}.grpc" if _PACKAGE else "grpc_binding")
@@ -264,6 +279,35 @@ def status_of(failure: Failure) -> tuple[grpc.StatusCode, str, Metadata]:
     ]
     trailers.extend((name.lower(), value) for name, value in failure.headers)
     return code, failure.message, tuple(trailers)
+
+
+# -------------------------------------------------------------------- deadlines
+
+
+def format_timeout(seconds: float) -> str:
+    """``seconds`` in the gRPC wire form of a timeout (at most 8 digits and a unit),
+    rounded up to the unit: the least unit that holds it."""
+    nanoseconds = max(round(seconds * 1e9), 0)  # whole nanoseconds: no float residue
+    for unit in "numSMH":
+        size = round(_TIMEOUT_UNITS[unit] * 1e9)
+        count = -(-nanoseconds // size)  # ceiling
+        if count < 100_000_000:
+            return f"{count}{unit}"
+    return "99999999H"
+
+
+def parse_timeout(value: str) -> float:
+    """The seconds of a gRPC wire timeout (``"100m"``, ``"5S"``); ``InvalidArgument``
+    naming the header when it is not one."""
+    digits, unit = value[:-1], value[-1:]
+    if not (0 < len(digits) <= 8 and digits.isascii() and digits.isdigit()) or (
+        unit not in _TIMEOUT_UNITS
+    ):
+        raise InvalidArgument(
+            f"the {TIMEOUT_KEY} header {value!r} is not a gRPC timeout (1 to 8 digits"
+            " and a unit, one of H M S m u n)"
+        )
+    return int(digits) * _TIMEOUT_UNITS[unit]
 
 
 # ------------------------------------------------------------------- the tables
@@ -433,8 +477,13 @@ class GrpcBinding:
         self, rpc: _Rpc, raw: bytes, context: Context
     ) -> tuple[dict[str, Any], CallContext]:
         """The request in canonical form and its ``CallContext``: the version is
-        checked first, since it sets what the request means."""
+        checked first, since it sets what the request means. A call with a deadline
+        has it in the headers as ``grpc-timeout`` (the time left), for a ``Backend``
+        behind the handler to pass on."""
         headers = _metadata(context)
+        remaining = context.time_remaining()
+        if remaining is not None:
+            headers = (*headers, (TIMEOUT_KEY, format_timeout(remaining)))
         params = read_service_params(
             [value for key, value in headers if key == VERSION_KEY],
             [value for key, value in headers if key == EXTENSIONS_KEY],
@@ -573,6 +622,148 @@ def error_of(error: grpc.aio.AioRpcError) -> Exception:
     return unread
 
 
+_FIELD_BEHAVIOR = 1052  # google.api.field_behavior, an extension of FieldOptions
+_REQUIRED_BEHAVIOR = 2  # google.api.FieldBehavior.REQUIRED
+_FieldDescriptor = Any  # protobuf's FieldDescriptor (upb or python)
+_Fill = tuple[
+    tuple[tuple[str, Callable[[], Any]], ...],  # REQUIRED fields without presence
+    tuple[tuple[str, Any, int], ...],  # message fields to descend: json name, type, how
+]
+_ONE, _LIST, _MAP = 0, 1, 2
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, at
+
+
+def _behaviors(options: bytes) -> set[int]:
+    """The ``google.api.field_behavior`` values in serialized ``FieldOptions``, read
+    off the wire: the extension may be registered in another pool than the options'
+    class, or not at all. Empty for options that do not parse."""
+    found: set[int] = set()
+    at = 0
+    try:
+        while at < len(options):
+            tag, at = _varint(options, at)
+            number, wire = tag >> 3, tag & 7
+            if wire == 0:
+                value, at = _varint(options, at)
+                if number == _FIELD_BEHAVIOR:
+                    found.add(value)
+            elif wire == 2:
+                size, at = _varint(options, at)
+                end = at + size
+                while number == _FIELD_BEHAVIOR and at < end:  # packed
+                    value, at = _varint(options, at)
+                    found.add(value)
+                at = end
+            elif wire in (1, 5):
+                at += 8 if wire == 1 else 4
+            else:  # groups: not in FieldOptions as protoc writes them
+                break
+    except IndexError:
+        return set()
+    return found
+
+
+def _repeated(field: _FieldDescriptor) -> bool:
+    found = getattr(field, "is_repeated", None)  # protobuf >= 6; ``label`` before
+    return bool(found if found is not None else field.label == field.LABEL_REPEATED)
+
+
+def _default(field: _FieldDescriptor) -> Callable[[], Any]:
+    """The ProtoJSON form of a field's default, as ``MessageToDict`` would print it."""
+    kind = field.type
+    if _repeated(field):
+        return (
+            dict
+            if field.message_type and field.message_type.GetOptions().map_entry
+            else list
+        )
+    if kind == field.TYPE_ENUM:
+        value = field.enum_type.values_by_number.get(0)
+        name = value.name if value is not None else 0
+        return lambda: name
+    if kind in (field.TYPE_STRING, field.TYPE_BYTES):
+        return str
+    if kind == field.TYPE_BOOL:
+        return bool
+    if kind in (field.TYPE_DOUBLE, field.TYPE_FLOAT):
+        return float
+    if kind in (
+        field.TYPE_INT64,
+        field.TYPE_UINT64,
+        field.TYPE_SINT64,
+        field.TYPE_FIXED64,
+        field.TYPE_SFIXED64,
+    ):
+        return lambda: "0"
+    return int
+
+
+class _RequiredDefaults:
+    """Puts back the REQUIRED fields (``google.api.field_behavior``) that ProtoJSON
+    leaves out at their default: proto3 scalars, lists and maps without presence, at
+    any depth. ``MessageToDict`` omits them, yet an answer must carry them (a last
+    page's ``nextPageToken: ""``, an empty ``tasks`` list), as a handler serving the
+    same answer over HTTP writes them."""
+
+    def __init__(self) -> None:
+        self._plans: dict[str, _Fill] = {}
+
+    def _plan(self, descriptor: Any) -> _Fill:
+        found = self._plans.get(descriptor.full_name)
+        if found is not None:
+            return found
+        defaults, nested = [], []
+        for field in descriptor.fields:
+            options = field.GetOptions().SerializeToString()
+            required = _REQUIRED_BEHAVIOR in _behaviors(options)
+            if required and not field.has_presence:
+                defaults.append((field.json_name, _default(field)))
+            message = field.message_type
+            if message is None or message.full_name.startswith("google.protobuf."):
+                continue  # well-known types print as their JSON value, not an object
+            if message.GetOptions().map_entry:
+                value = message.fields_by_name["value"].message_type
+                if value is not None and not value.full_name.startswith(
+                    "google.protobuf."
+                ):
+                    nested.append((field.json_name, value, _MAP))
+            else:
+                nested.append(
+                    (field.json_name, message, _LIST if _repeated(field) else _ONE)
+                )
+        plan: _Fill = (tuple(defaults), tuple(nested))
+        self._plans[descriptor.full_name] = plan
+        return plan
+
+    def fill(self, descriptor: Any, value: dict[str, Any]) -> dict[str, Any]:
+        """``value`` (a ``MessageToDict`` of a ``descriptor`` message) completed in place."""
+        defaults, nested = self._plan(descriptor)
+        for name, default in defaults:
+            if name not in value:
+                value[name] = default()
+        for name, message, how in nested:
+            inner = value.get(name)
+            if inner is None:
+                continue
+            items = (
+                inner if how == _LIST else inner.values() if how == _MAP else (inner,)
+            )
+            for item in items:
+                if isinstance(item, dict):
+                    self.fill(message, item)
+        return value
+
+
 class _Remote(NamedTuple):
     path: str
     request_class: type[Message]
@@ -587,8 +778,12 @@ class GrpcBackend:
 
     Each call sends ``a2a-version: version``, the context's extensions as
     ``a2a-extensions``, and the context's headers named in ``forward_headers`` (any
-    case; a ``-bin`` value as its ISO-8859-1 bytes); ``timeout`` (seconds) is its
-    deadline. A failed call raises what ``error_of`` reads from it.
+    case; a ``-bin`` value as its ISO-8859-1 bytes). Its deadline is the nearer of
+    ``timeout`` (seconds) and the caller's: the context's ``grpc-timeout`` header
+    (an HTTP client's, as grpc-gateway reads it, or the deadline of a gRPC call being
+    served); a malformed one is ``InvalidArgument``. A failed call raises what
+    ``error_of`` reads from it. Answers are ``MessageToDict``'s ProtoJSON with the
+    REQUIRED fields it leaves out at their default put back (``_RequiredDefaults``).
     """
 
     def __init__(
@@ -606,6 +801,7 @@ class GrpcBackend:
         self.forward_headers = frozenset(name.lower() for name in forward_headers)
         self.timeout = timeout
         classes = _message_classes(pb2_module, services)
+        self._required = _RequiredDefaults()
         self._remotes: dict[str, _Remote] = {}
         for service in services:
             for method in service.methods:
@@ -631,6 +827,18 @@ class GrpcBackend:
                 sent.append((key, value.encode("latin-1") if binary else value))
         return sent
 
+    def deadline(self, context: CallContext | None) -> float | None:
+        """The timeout (seconds) of a call made for ``context``: the nearer of the
+        ``timeout`` option and the context's ``grpc-timeout``; None when neither."""
+        timeouts = [] if self.timeout is None else [self.timeout]
+        if context is not None:
+            timeouts.extend(
+                parse_timeout(value)
+                for key, value in context.headers
+                if key == TIMEOUT_KEY
+            )
+        return min(timeouts, default=None)
+
     def _encode(self, remote: _Remote, request: Mapping[str, Any]) -> bytes:
         message = remote.request_class()
         json_format.ParseDict(dict(request), message)
@@ -640,7 +848,9 @@ class GrpcBackend:
     def _decode(self, remote: _Remote, raw: bytes) -> Any:
         if remote.empty:
             return None
-        return json_format.MessageToDict(remote.response_class.FromString(raw))
+        message = remote.response_class.FromString(raw)
+        answer = json_format.MessageToDict(message)
+        return self._required.fill(message.DESCRIPTOR, answer)
 
     async def call(
         self, rpc: str, request: Mapping[str, Any], context: CallContext | None = None
@@ -654,7 +864,7 @@ class GrpcBackend:
             raw = await send(
                 self._encode(remote, request),
                 metadata=self.metadata(context),
-                timeout=self.timeout,
+                timeout=self.deadline(context),
             )
         except grpc.aio.AioRpcError as error:
             raise error_of(error) from None
@@ -671,7 +881,7 @@ class GrpcBackend:
         call = open_stream(
             self._encode(remote, request),
             metadata=self.metadata(context),
-            timeout=self.timeout,
+            timeout=self.deadline(context),
         )
         try:
             async for raw in call:

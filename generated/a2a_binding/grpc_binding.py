@@ -193,8 +193,11 @@ class Backend:
     ``channel`` (a ``grpc.aio.Channel``).
 
     Each call sends ``a2a-version`` (``PROTOCOL_VERSION``), the context's extensions,
-    and the context's headers named in ``forward_headers``; ``timeout`` (seconds) is
-    each call's deadline. A failed call raises what the serving side raised: the
+    and the context's headers named in ``forward_headers`` (an allow-list: nothing
+    else is passed on). Its deadline is the nearer of ``timeout`` (seconds) and the
+    caller's: a ``grpc-timeout`` header (``"500m"``, ``"30S"``; as grpc-gateway reads
+    it), or the deadline of a gRPC call being served; a malformed one is refused
+    (``InvalidArgument``). A failed call raises what the serving side raised: the
     ``A2AError`` its ErrorInfo names, ``Unauthenticated``, ``InvalidArgument`` with
     the field violations, ``DeadlineExceeded``, else the ``grpc.aio.AioRpcError``
     (see ``error_of``). Leaving a stream early cancels its call.

@@ -560,18 +560,23 @@ def test_a_cancelled_error_the_handler_raised_itself_is_a_failure() -> None:
 # --------------------------------------------------------- cancellation, deadlines
 
 
-def test_a_deadline_cancels_a_unary_handler() -> None:
-    handler = Handler()
-    saw: list[str] = []
+def sleeper(saw: list[str], label: str = "cancelled") -> Callable[[Any, CallContext], Awaitable[Any]]:
+    """A handler method that sleeps 30 s, noting ``label`` in ``saw`` when cancelled."""
 
     async def slow(request: Any, context: CallContext) -> Any:
         try:
             await asyncio.sleep(30)
         except asyncio.CancelledError:
-            saw.append("cancelled")
+            saw.append(label)
             raise
 
-    handler.override["get_task"] = slow
+    return slow
+
+
+def test_a_deadline_cancels_a_unary_handler() -> None:
+    handler = Handler()
+    saw: list[str] = []
+    handler.override["get_task"] = sleeper(saw)
 
     async def scenario() -> grpc.aio.AioRpcError:
         async with serving(handler) as channel:
@@ -846,3 +851,180 @@ def test_error_of_reads_what_a_peer_may_send() -> None:
     other_domain.details.add().Pack(error_details_pb2.ErrorInfo(reason="TASK_NOT_FOUND", domain="example.com"))
     unread = _Failed(grpc.StatusCode.NOT_FOUND, "x", ((STATUS_DETAILS_KEY, other_domain.SerializeToString()),))
     assert error_of(unread) is unread
+
+
+# --------------------------------------------------------------------- deadlines
+
+
+from codegen.runtime._grpc import TIMEOUT_KEY, format_timeout, parse_timeout  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("seconds", "wire"),
+    [(0.0, "0n"), (-1.0, "0n"), (1e-9, "1n"), (0.2, "200000u"), (1.5, "1500000u"), (30.0, "30000000u"),
+     (100_000.0, "100000S"), (1e12, "99999999H")],
+)
+def test_format_timeout_is_the_least_unit_that_holds_it(seconds: float, wire: str) -> None:
+    assert format_timeout(seconds) == wire
+    if seconds > 0 and wire != "99999999H":
+        assert parse_timeout(wire) >= seconds - 1e-12  # rounded up, never down
+
+
+@pytest.mark.parametrize(("wire", "seconds"), [("1H", 3600.0), ("2M", 120.0), ("5S", 5.0), ("100m", 0.1),
+                                               ("7u", 7e-6), ("12345678n", 0.012345678)])
+def test_parse_timeout_reads_every_unit(wire: str, seconds: float) -> None:
+    assert parse_timeout(wire) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("wire", ["", "S", "5", "5s", "123456789S", "-5S", "5.0S", "٣S", " 5S"])
+def test_parse_timeout_refuses_what_is_no_timeout_naming_the_header(wire: str) -> None:
+    with pytest.raises(InvalidArgument, match=f"the {TIMEOUT_KEY} header"):
+        parse_timeout(wire)
+
+
+def test_the_backend_deadline_is_the_nearer_of_its_option_and_the_callers() -> None:
+    def caller(*timeouts: str) -> CallContext:
+        return CallContext("", "http+json", SERVED.params, tuple((TIMEOUT_KEY, t) for t in timeouts))
+
+    assert _backend(None).deadline(None) is None  # type: ignore[arg-type]
+    assert _backend(None).deadline(caller()) is None  # type: ignore[arg-type]
+    assert _backend(None, timeout=5).deadline(None) == 5  # type: ignore[arg-type]
+    assert _backend(None, timeout=5).deadline(caller("2S")) == 2  # type: ignore[arg-type]
+    assert _backend(None, timeout=1).deadline(caller("2S")) == 1  # type: ignore[arg-type]
+    assert _backend(None).deadline(caller("3S", "500m")) == 0.5  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="grpc-timeout header 'soon'"):
+        _backend(None, timeout=5).deadline(caller("soon"))  # type: ignore[arg-type]
+
+
+def test_a_served_calls_deadline_reaches_the_handler_and_a_backend_behind_it() -> None:
+    """A proxy (``GrpcBinding`` over ``GrpcBackend``): the client's deadline is the
+    proxy handler's ``grpc-timeout`` header, and the origin's call ends with it."""
+    origin = Handler()
+    cancelled: list[str] = []
+    origin.override["get_task"] = sleeper(cancelled, "origin")
+
+    async def scenario() -> tuple[grpc.aio.AioRpcError, float, list[str]]:
+        async with serving(origin) as to_origin:
+            async with serving(_Proxy(_backend(to_origin))) as to_proxy:
+                call = to_proxy.unary_unary(f"/{SERVICE}/GetTask")
+                started = asyncio.get_running_loop().time()
+                error = await failed(call(pb.GetTaskRequest(id="t").SerializeToString(), metadata=V1, timeout=0.5))
+                took = asyncio.get_running_loop().time() - started
+                for _ in range(100):
+                    if cancelled:
+                        break
+                    await asyncio.sleep(0.02)
+                headers = [dict(context.headers) for name, _, context in origin.seen]
+                return error, took, [h.get(TIMEOUT_KEY, "") for h in headers]
+
+    error, took, seen_timeouts = run(scenario)
+    assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED and took < 5
+    assert cancelled == ["origin"]  # the origin's handler was cancelled by the passed-on deadline
+    assert len(seen_timeouts) == 1 and seen_timeouts[0].endswith("u")
+    assert 0 < parse_timeout(seen_timeouts[0]) <= 0.5
+
+
+class _Proxy:
+    """A handler over a ``GrpcBackend``: each method calls the same rpc upstream."""
+
+    def __init__(self, backend: GrpcBackend) -> None:
+        self.backend = backend
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        rpc = next(m.rpc for m in SERVICES[0].methods if m.attribute == name)
+        if METHODS[rpc].server_streaming:
+            return lambda request, context: self.backend.stream(rpc, request, context)
+        return lambda request, context: self.backend.call(rpc, request, context)
+
+
+# ------------------------------------------------- REQUIRED fields at their default
+
+
+from codegen.runtime._grpc import _behaviors, _RequiredDefaults  # noqa: E402
+
+
+@pytest.mark.parametrize(("options", "found"), [
+    (b"", set()),
+    (b"\xe0\x41\x02", {2}),  # field 1052, varint: REQUIRED
+    (b"\xe2\x41\x02\x02\x05", {2, 5}),  # packed
+    (b"\x08\x01\x11" + bytes(8) + b"\x1d" + bytes(4) + b"\xe0\x41\x03", {3}),  # other fields skipped
+    (b"\x0a\x02\xe0\x41", set()),  # a length-delimited field holding the same bytes
+    (b"\xe0\x41", set()),  # cut short
+    (b"\x0b\xe0\x41\x02", set()),  # a group: stop reading
+])
+def test_behaviors_read_off_the_wire(options: bytes, found: set[int]) -> None:
+    assert _behaviors(options) == found
+
+
+def test_the_backend_puts_back_required_fields_protojson_leaves_out() -> None:
+    """A last page (``nextPageToken: ""``), an empty list, a zero: REQUIRED in the
+    proto, left out by ``MessageToDict``, there in what the backend answers."""
+    handler = Handler()
+
+    async def empty_page(request: Any, context: CallContext) -> Any:
+        return {"tasks": [{"id": "t1", "status": {"state": "TASK_STATE_WORKING"}}], "pageSize": 0}
+
+    handler.override["list_tasks"] = empty_page
+
+    async def scenario() -> Any:
+        async with serving(handler) as channel:
+            return await _backend(channel).call("ListTasks", {}, SERVED)
+
+    assert run(scenario) == {
+        "tasks": [{"id": "t1", "status": {"state": "TASK_STATE_WORKING"}}],
+        "nextPageToken": "", "pageSize": 0, "totalSize": 0,
+    }
+
+
+def test_required_defaults_in_every_kind_of_field() -> None:
+    fill = _RequiredDefaults().fill
+    assert fill(pb.ListTasksResponse.DESCRIPTOR, {}) == {
+        "tasks": [], "nextPageToken": "", "pageSize": 0, "totalSize": 0}
+    # a REQUIRED enum is its zero value's name; a message with presence stays absent
+    assert fill(pb.TaskStatus.DESCRIPTOR, {}) == {"state": "TASK_STATE_UNSPECIFIED"}
+    assert fill(pb.Task.DESCRIPTOR, {"id": "t"}) == {"id": "t"}  # status and contextId: not REQUIRED here
+    # nested in lists and in oneof members; well-known types left as they are
+    event = fill(pb.StreamResponse.DESCRIPTOR, {"statusUpdate": {"status": {"timestamp": "2020-01-01T00:00:00Z"}}})
+    assert event == {"statusUpdate": {"taskId": "", "contextId": "",
+                                      "status": {"state": "TASK_STATE_UNSPECIFIED", "timestamp": "2020-01-01T00:00:00Z"}}}
+    card = fill(pb.AgentCard.DESCRIPTOR, {"skills": [{"id": "s"}], "securitySchemes": {"b": {"httpAuthSecurityScheme": {}}}})
+    assert card["skills"] == [{"id": "s", "name": "", "description": "", "tags": []}]
+    assert card["securitySchemes"]["b"]["httpAuthSecurityScheme"] == {"scheme": ""}
+    assert card["defaultInputModes"] == [] and card["name"] == ""
+
+
+def test_required_defaults_of_each_scalar_kind() -> None:
+    from google.protobuf import descriptor_pb2, descriptor_pool
+    from google.protobuf.message_factory import GetMessageClass
+
+    pool = descriptor_pool.DescriptorPool()
+    for module in ("google.protobuf.descriptor_pb2",):
+        file = descriptor_pb2.FileDescriptorProto()
+        importlib.import_module(module).DESCRIPTOR.CopyToProto(file)
+        pool.Add(file)
+    behavior = descriptor_pb2.FileDescriptorProto(
+        name="fb.proto", package="google.api", syntax="proto3", dependency=["google/protobuf/descriptor.proto"])
+    behavior.enum_type.add(name="FieldBehavior").value.add(name="FIELD_BEHAVIOR_UNSPECIFIED", number=0)
+    behavior.enum_type[0].value.add(name="REQUIRED", number=2)
+    behavior.extension.add(name="field_behavior", number=1052, type=14, label=3, type_name=".google.api.FieldBehavior",
+                           extendee=".google.protobuf.FieldOptions")
+    pool.Add(behavior)
+    kinds = descriptor_pb2.FileDescriptorProto(name="k.proto", package="k", syntax="proto3", dependency=["fb.proto"])
+    message = kinds.message_type.add(name="K")
+    required = descriptor_pb2.FieldOptions()
+    required.ParseFromString(b"\xe2\x41\x01\x02")  # field_behavior = [REQUIRED], packed
+    names = {"d": 1, "f": 2, "i64": 3, "u64": 4, "i32": 5, "b": 8, "s": 9, "y": 12, "u32": 13, "e": 14}
+    for number, (name, kind) in enumerate(names.items(), start=1):
+        field = message.field.add(name=name, json_name=name, number=number, type=kind, label=1, options=required)
+        if name == "e":
+            field.type_name = ".k.E"
+    kinds.enum_type.add(name="E").value.add(name="E_NONE", number=0)
+    pool.Add(kinds)
+    descriptor = pool.FindMessageTypeByName("k.K")
+    GetMessageClass(descriptor)
+    assert _RequiredDefaults().fill(descriptor, {}) == {
+        "d": 0.0, "f": 0.0, "i64": "0", "u64": "0", "i32": 0, "b": False, "s": "", "y": "", "u32": 0, "e": "E_NONE"}
+    plain = pb.DESCRIPTOR.pool.FindMessageTypeByName("google.protobuf.Empty")
+    assert _RequiredDefaults().fill(plain, {}) == {}
