@@ -32,6 +32,10 @@ __all__ = [
 class FileView:
     """What every module's header and docstring print."""
 
+    # Where the runtime modules (``_paths`` ...) and ``protocol`` are, relative to the
+    # module: its own package, or the parent for the ``v0_3`` subpackage's tables.
+    runtime = "."
+
     def __init__(self, file: BindingFile) -> None:
         self.file = file
 
@@ -124,6 +128,12 @@ def _path_codec(field: Field) -> tuple[str, str]:
 
 class RoutesView(FileView):
     """What ``routes.py`` prints."""
+
+    @property
+    def header_version(self) -> str | None:
+        """The ``A2A-Version`` ``build`` sends when it is not the package's own (the
+        ``v0_3`` tables); None: ``protocol``'s."""
+        return None if self.runtime == "." else self.file.protocol_version
 
     @functools.cached_property
     def routes(self) -> tuple[RouteView, ...]:
