@@ -76,6 +76,7 @@ A2A_RUNTIME = (
     "_asgi.py",
     "_client.py",
     "_v0_3.py",
+    "_v0_3_shapes.py",
 )
 # What only a package generated with ``grpc=true`` carries (imports grpcio, protobuf).
 GRPC_RUNTIME = ("_grpc.py",)

@@ -47,12 +47,16 @@ def test_each_0_3_method_names_a_0_3_rpc_and_a_1_0_rpc(a2a: ModuleType) -> None:
         assert method.v0_3_rpc in rpcs_v0_3, name
         assert method.rpc in jsonrpc.METHODS, name
         assert (method.rpc in jsonrpc.STREAMING_METHODS) == method.streaming, name
-        streams_v0_3 = {r.server_streaming for r in routes_v0_3.ROUTES if r.rpc == method.v0_3_rpc}
+        streams_v0_3 = {
+            r.server_streaming for r in routes_v0_3.ROUTES if r.rpc == method.v0_3_rpc
+        }
         assert streams_v0_3 == {method.streaming}, name
     # Every 1.0 rpc but ListTasks (which 0.3 lacks) has a 0.3 method, once.
     assert set(jsonrpc.METHODS) - set(_v0_3.V0_3_RPCS) == {"ListTasks"}
     assert len(_v0_3.V0_3_RPCS) == len(_v0_3.V0_3_METHODS)
-    assert {_v0_3.V0_3_RPCS[m.rpc] for m in _v0_3.V0_3_METHODS.values()} == set(_v0_3.V0_3_METHODS)
+    assert {_v0_3.V0_3_RPCS[m.rpc] for m in _v0_3.V0_3_METHODS.values()} == set(
+        _v0_3.V0_3_METHODS
+    )
 
 
 def test_is_v0_3_method() -> None:
@@ -71,7 +75,9 @@ def test_task_states_both_ways(a2a: ModuleType) -> None:
     messages = a2a.messages
 
     assert set(_v0_3.V0_3_TASK_STATES) == _values(types.TaskState)
-    assert set(_v0_3.V0_3_TASK_STATES.values()) == set(typing.get_args(messages.TaskState))
+    assert set(_v0_3.V0_3_TASK_STATES.values()) == set(
+        typing.get_args(messages.TaskState)
+    )
     for state in _values(types.TaskState):
         assert _v0_3.task_state_to_v0_3(_v0_3.task_state_from_v0_3(state)) == state
     # The name says what the proto value means: "input-required" is INPUT_REQUIRED.
@@ -88,7 +94,9 @@ def test_roles_both_ways(a2a: ModuleType) -> None:
     messages = a2a.messages
 
     assert set(_v0_3.V0_3_ROLES) == _values(types.Role)
-    assert set(_v0_3.V0_3_ROLES.values()) == set(typing.get_args(messages.Role)) - {"ROLE_UNSPECIFIED"}
+    assert set(_v0_3.V0_3_ROLES.values()) == set(typing.get_args(messages.Role)) - {
+        "ROLE_UNSPECIFIED"
+    }
     for role in _values(types.Role):
         assert _v0_3.role_to_v0_3(_v0_3.role_from_v0_3(role)) == role
     with pytest.raises(KeyError):
