@@ -77,6 +77,7 @@ A2A_RUNTIME = (
     "_client.py",
     "_v0_3.py",
     "_v0_3_shapes.py",
+    "_v0_3_rpc.py",
 )
 # What only a package generated with ``grpc=true`` carries (imports grpcio, protobuf).
 GRPC_RUNTIME = ("_grpc.py",)
