@@ -19,6 +19,8 @@ __all__ = [
     "V0_3_TASK_STATES",
     "V0_3_STREAMING",
     "V0_3Method",
+    "V0_3_ERROR_CODES",
+    "error_code_to_v0_3",
     "is_v0_3_method",
     "role_from_v0_3",
     "role_to_v0_3",
@@ -104,6 +106,14 @@ V0_3_ROLES: Mapping[str, str] = MappingProxyType(
 )
 """0.3 JSON-RPC message role to the proto's value name."""
 
+V0_3_ERROR_CODES = frozenset(
+    (-32700, -32600, -32601, -32602, -32603, *range(-32007, -32000))
+)
+"""The JSON-RPC error codes 0.3 has: JSON-RPC's own and the A2A errors -32001 (task not
+found) to -32007 (extended card not configured), which mean in 1.0 what they meant."""
+
+_INTERNAL_ERROR = -32603
+
 _STATES_BACK = {proto: name for name, proto in V0_3_TASK_STATES.items()}
 _ROLES_BACK = {proto: name for name, proto in V0_3_ROLES.items()}
 
@@ -134,3 +144,11 @@ def role_to_v0_3(role: str) -> str:
     """The 0.3 JSON-RPC role of a proto value name; ``KeyError`` for
     ``ROLE_UNSPECIFIED``, which 0.3 cannot say."""
     return _ROLES_BACK[role]
+
+
+def error_code_to_v0_3(code: int) -> int:
+    """The code a 0.3 client gets for a 1.0 JSON-RPC error ``code``: the same where 0.3
+    has it; an error 1.0 added (-32008 extension support required, -32009 version not
+    supported) is an internal error (-32603), which 0.3 clients know, as a2a-sdk's
+    adapter answers; the message and ``data`` are kept."""
+    return code if code in V0_3_ERROR_CODES else _INTERNAL_ERROR

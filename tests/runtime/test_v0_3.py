@@ -103,3 +103,32 @@ def test_roles_both_ways(a2a: ModuleType) -> None:
         _v0_3.role_to_v0_3("ROLE_UNSPECIFIED")
     with pytest.raises(KeyError):
         _v0_3.role_from_v0_3("ROLE_USER")
+
+
+def test_error_codes_are_the_0_3_errors_a2a_sdk_knows() -> None:
+    from codegen.runtime._errors import A2A_ERRORS
+
+    a2a_codes = {
+        model.model_fields["code"].default
+        for model in typing.get_args(types.A2AError.model_fields["root"].annotation)
+    }
+    jsonrpc_codes = {
+        model.model_fields["code"].default
+        for name, model in vars(types).items()
+        if name
+        in (
+            "JSONParseError",
+            "InvalidRequestError",
+            "MethodNotFoundError",
+            "InvalidParamsError",
+            "InternalError",
+        )
+    }
+    assert _v0_3.V0_3_ERROR_CODES == a2a_codes | jsonrpc_codes
+    assert len(jsonrpc_codes) == 5
+    for kind in A2A_ERRORS.values():
+        expected = kind.code if kind.code in a2a_codes else -32603
+        assert _v0_3.error_code_to_v0_3(kind.code) == expected
+    assert {k.code for k in A2A_ERRORS.values()} - a2a_codes == {-32008, -32009}
+    assert _v0_3.error_code_to_v0_3(-32602) == -32602
+    assert _v0_3.error_code_to_v0_3(-32000) == -32603
