@@ -162,13 +162,18 @@ def _run(request: plugin_pb2.CodeGeneratorRequest) -> tuple[Run, dict[str, str]]
     return result, {f.name: f.content for f in result.response.file}
 
 
-def _model(request: plugin_pb2.CodeGeneratorRequest) -> list[BindingFile]:
-    """The model alone, without rendering; overlaps are listed, never an error here."""
+def _model(
+    request: plugin_pb2.CodeGeneratorRequest, *, with_v0_3: bool = False
+) -> list[BindingFile]:
+    """The model alone, without rendering; overlaps are listed, never an error here.
+    ``with_v0_3``: the 0.3 file (option ``v0_3_proto``) too, last."""
     try:
         options = dataclasses.replace(
             Options.parse(request.parameter), ambiguity="ignore"
         )
-        return list(build_files(request, options).files)
+        generation = build_files(request, options)
+        legacy = [generation.v0_3] if with_v0_3 and generation.v0_3 else []
+        return list(generation.files) + legacy
     except GenerationError as exc:
         raise CliError(str(exc)) from exc
 
@@ -370,7 +375,7 @@ def routes(fmt: str, width: int, **inputs: Any) -> None:
       a2a-codegen routes a2a.proto -I proto --format markdown
     """
     request = _request(**inputs, quiet=True)
-    files = _model(request)
+    files = _model(request, with_v0_3=True)
     acknowledged: tuple[Overlap, ...] = ()
     acknowledge = Options.parse(request.parameter).acknowledge
     if acknowledge:

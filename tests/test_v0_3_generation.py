@@ -321,6 +321,10 @@ def test_cli_generate_and_check_with_the_spec_protos(tmp_path: Path) -> None:
         "v0.3.0/a2a.proto" in (out / "a2a_binding" / "v0_3" / "routes.py").read_text()
     )
     assert _cli("check", *args, "-o", str(out)).returncode == 0
+    listed = _cli("routes", *args)
+    assert listed.returncode == 0, listed.stderr
+    assert "a2a_binding (v0.3.0/a2a.proto): 11 routes" in listed.stdout
+    assert "POST    /v1/message:send  SendMessage" in listed.stdout
     (out / "a2a_binding" / "v0_3" / "query.py").unlink()
     stale = _cli("check", *args, "-o", str(out))
     assert stale.returncode == 1
