@@ -32,6 +32,7 @@ from .inputs import (
     request_from_descriptor_set,
     request_from_module,
     request_from_protos,
+    with_v0_3,
 )
 from .model import BindingFile, GenerationError, Overlap, Route, build_files
 from .options import OptionError, Options
@@ -86,6 +87,14 @@ def _input_options(func: F) -> F:
             help="Overlaps reviewed by hand, one a line (plugin option acknowledge=).",
         ),
         click.option(
+            "--v0-3",
+            "v0_3",
+            metavar="SOURCE",
+            help="The A2A 0.3 proto, generated beside the 1.0 one into the package's "
+            "v0_3 subpackage: a .proto, a descriptor set or a module, e.g. "
+            "a2a.compat.v0_3.a2a_v0_3_pb2 (plugin option v0_3_proto=).",
+        ),
+        click.option(
             "--opt",
             "opts",
             multiple=True,
@@ -106,6 +115,7 @@ def _request(
     module: str | None,
     acknowledge: str | None,
     opts: tuple[str, ...],
+    v0_3: str | None = None,
     *,
     quiet: bool = False,
 ) -> plugin_pb2.CodeGeneratorRequest:
@@ -125,17 +135,21 @@ def _request(
         raise click.UsageError(str(exc)) from exc
     try:
         if protos:
-            return request_from_protos(protos, includes, parameter)
-        if descriptor_set:
-            return request_from_descriptor_set(descriptor_set, (), parameter)
-        if not from_module and not quiet:
-            click.echo(
-                f"a2a-codegen: no input given; using the embedded default ({DEFAULT_MODULE} from a2a-sdk)",
-                err=True,
-            )
-        return request_from_module(from_module or DEFAULT_MODULE, parameter)
+            request = request_from_protos(protos, includes, parameter)
+        elif descriptor_set:
+            request = request_from_descriptor_set(descriptor_set, (), parameter)
+        else:
+            if not from_module and not quiet:
+                click.echo(
+                    f"a2a-codegen: no input given; using the embedded default ({DEFAULT_MODULE} from a2a-sdk)",
+                    err=True,
+                )
+            request = request_from_module(from_module or DEFAULT_MODULE, parameter)
+        if v0_3 is not None:
+            request = with_v0_3(request, _source_request(v0_3, includes, ""))
     except InputError as exc:
         raise CliError(str(exc)) from exc
+    return request
 
 
 def _run(request: plugin_pb2.CodeGeneratorRequest) -> tuple[Run, dict[str, str]]:
@@ -150,10 +164,15 @@ def _run(request: plugin_pb2.CodeGeneratorRequest) -> tuple[Run, dict[str, str]]
     return result, {f.name: f.content for f in result.response.file}
 
 
-def _model(request: plugin_pb2.CodeGeneratorRequest) -> list[BindingFile]:
-    """The model alone, without rendering; overlaps are listed, never an error here."""
+def _model(
+    request: plugin_pb2.CodeGeneratorRequest, *, with_v0_3: bool = False
+) -> list[BindingFile]:
+    """The model alone, without rendering; overlaps are listed, never an error here.
+    ``with_v0_3``: the 0.3 file (option ``v0_3_proto``) too, last."""
     try:
-        return list(build_files(request, Options.parse(request.parameter)).files)
+        generation = build_files(request, Options.parse(request.parameter))
+        legacy = [generation.v0_3] if with_v0_3 and generation.v0_3 else []
+        return list(generation.files) + legacy
     except GenerationError as exc:
         raise CliError(str(exc)) from exc
 
@@ -382,7 +401,7 @@ def routes(fmt: str, width: int, **inputs: Any) -> None:
       a2a-codegen routes a2a.proto -I proto --format markdown
     """
     request = _request(**inputs, quiet=True)
-    files = _model(request)
+    files = _model(request, with_v0_3=True)
     acknowledged: tuple[Overlap, ...] = ()
     acknowledge = Options.parse(request.parameter).acknowledge
     if acknowledge:
@@ -402,19 +421,26 @@ def _load_version(
 ) -> list[BindingFile]:
     """One side of a diff: a .proto file, a descriptor set file, or a module name."""
     parameter = ",".join(opts)
-    path = Path(spec)
     try:
-        if path.suffix == ".proto":
-            request = request_from_protos([spec], includes, parameter)
-        elif path.is_file():
-            request = request_from_descriptor_set(path, (), parameter)
-        elif all(part.isidentifier() for part in spec.split(".")):
-            request = request_from_module(spec, parameter)
-        else:
-            raise InputError(f"{spec}: no such file, and not a module name")
+        request = _source_request(spec, includes, parameter)
     except InputError as exc:
         raise CliError(str(exc)) from exc
     return _model(request)
+
+
+def _source_request(
+    spec: str, includes: tuple[str, ...], parameter: str
+) -> plugin_pb2.CodeGeneratorRequest:
+    """The request for one input named by a string: a .proto file, a descriptor set
+    file, or a module name."""
+    path = Path(spec)
+    if path.suffix == ".proto":
+        return request_from_protos([spec], includes, parameter)
+    if path.is_file():
+        return request_from_descriptor_set(path, (), parameter)
+    if all(part.isidentifier() for part in spec.split(".")):
+        return request_from_module(spec, parameter)
+    raise InputError(f"{spec}: no such file, and not a module name")
 
 
 @main.command()

@@ -23,14 +23,21 @@ from google.protobuf.compiler import plugin_pb2
 __all__ = [
     "DEFAULT_MODULE",
     "InputError",
+    "V0_3_MODULE",
     "include_paths",
     "request_from_descriptor_set",
     "request_from_module",
     "request_from_protos",
+    "with_v0_3",
 ]
 
 DEFAULT_MODULE = "a2a.types.a2a_pb2"
 """The embedded default input: the A2A descriptor compiled into the pinned a2a-sdk."""
+
+
+V0_3_MODULE = "a2a.compat.v0_3.a2a_v0_3_pb2"
+"""The A2A 0.3 descriptor the pinned a2a-sdk ships (``a2a_v0_3.proto``, package
+``a2a.v1``): the embedded 0.3 input, as ``DEFAULT_MODULE`` is the 1.0 one."""
 
 
 class InputError(Exception):
@@ -206,3 +213,34 @@ def _relative_name(proto: str, includes: Sequence[str]) -> str:
         if _is_within(proto, include):
             return Path(proto).resolve().relative_to(Path(include).resolve()).as_posix()
     return Path(proto).as_posix()
+
+
+def with_v0_3(
+    request: plugin_pb2.CodeGeneratorRequest, legacy: plugin_pb2.CodeGeneratorRequest
+) -> plugin_pb2.CodeGeneratorRequest:
+    """``request`` with the A2A 0.3 proto of ``legacy`` added as protoc would pass both
+    (option ``v0_3_proto`` naming it): the files of both, each once."""
+    if len(legacy.file_to_generate) != 1:
+        raise InputError(
+            "the 0.3 input must be one proto file, not "
+            f"{len(legacy.file_to_generate)} ({', '.join(legacy.file_to_generate)})"
+        )
+    name = legacy.file_to_generate[0]
+    if name in request.file_to_generate:
+        raise InputError(
+            f"the 0.3 proto and the input are both named {name!r}; name them apart "
+            "(an -I above both folders, e.g. v0.3.0/a2a.proto and v1.0.0/a2a.proto)"
+        )
+    # An import both hold (google/api/http.proto, say) is the input's: one name is
+    # one file in a request, and the versions shipped by a2a-sdk and by
+    # googleapis-common-protos differ in ways the 0.3 proto does not use (a name it
+    # uses and the input's file lacks is the model's error, with its place).
+    held = {file.name for file in request.proto_file}
+    added = [file for file in legacy.proto_file if file.name not in held]
+    parameter = ",".join(filter(None, (request.parameter, f"v0_3_proto={name}")))
+    merged = _request(
+        list(request.proto_file) + added,
+        list(request.file_to_generate) + [name],
+        parameter,
+    )
+    return merged

@@ -49,6 +49,10 @@ class Options:
                    protoc gives it (``a2a_pb2`` for ``a2a.proto``, ``lf.a2a.v1.a2a_pb2``
                    for ``lf/a2a/v1/a2a.proto``), or ``a2a.types.a2a_pb2`` for the
                    embedded default input. Only with ``grpc=true``.
+    v0_3_proto:    the name of a file in the request that is the A2A 0.3 proto (e.g.
+                   ``a2a_v0_3.proto``, protoc's name for it): its routes, query codecs
+                   and TypedDicts go into the ``v0_3`` subpackage of the one A2A
+                   package the other files make, not into a package of their own.
     """
 
     module: str | None = None
@@ -62,6 +66,7 @@ class Options:
     openapi: bool = False
     grpc: bool = False
     pb2_module: str | None = None
+    v0_3_proto: str | None = None
 
     @classmethod
     def parse(cls, parameter: str) -> Options:
@@ -136,6 +141,8 @@ class Options:
                     "option pb2_module= names the message classes of the gRPC binding;"
                     " it needs grpc=true"
                 )
+        if values.get("v0_3_proto") == "":
+            raise OptionError("option v0_3_proto= needs a proto file name")
         return cls(
             module=values.get("module"),
             tenant_field=values.get("tenant_field"),
@@ -148,6 +155,7 @@ class Options:
             openapi=openapi == "true",
             grpc=grpc == "true",
             pb2_module=pb2_module,
+            v0_3_proto=values.get("v0_3_proto"),
         )
 
     def to_parameter(self) -> str:

@@ -21,7 +21,7 @@ from . import __version__
 from .acknowledge import AcknowledgementError, load, settle
 from .model import BindingFile, GenerationError, Overlap, build_files
 from .options import OptionError, Options
-from .render import render_file
+from .render import V0_3_PACKAGE, render_file, render_v0_3
 
 __all__ = ["Run", "generate", "main", "run"]
 
@@ -39,7 +39,7 @@ generated files from stdout. Run it through protoc or buf, e.g.
   python -m grpc_tools.protoc -I spec -I GOOGLEAPIS --a2a_out=src/vendor a2a.proto
 
 Options go in --a2a_opt=k=v,...: module, tenant_field, ambiguity, profile, acknowledge,
-openapi, grpc, pb2_module (see the README).
+openapi, grpc, pb2_module, v0_3_proto (see the README).
 As a build step or CI check without protoc, use a2a-codegen (a2a-codegen --help).
 """
 
@@ -83,8 +83,9 @@ def run(
     except GenerationError as exc:
         response.error = str(exc)
         return Run(response, (), ())
+    legacy = (generation.v0_3,) if generation.v0_3 is not None else ()
     settled = settle(
-        [overlap for file in generation.files for overlap in file.overlaps],
+        [overlap for file in generation.files + legacy for overlap in file.overlaps],
         acknowledgements,
     )
     if options.ambiguity == "error" and settled.new:
@@ -115,7 +116,11 @@ def run(
         rendered = render_file(binding_file, pb2_module=pb2_module)
         for name, content in sorted(rendered.items()):
             response.file.add(name=f"{package}/{name}", content=content)
-    return Run(response, generation.files, settled.acknowledged)
+    for binding_file in legacy:
+        folder = f"{binding_file.module}/{V0_3_PACKAGE}"
+        for name, content in sorted(render_v0_3(binding_file).items()):
+            response.file.add(name=f"{folder}/{name}", content=content)
+    return Run(response, generation.files + legacy, settled.acknowledged)
 
 
 def _pb2_module(request: plugin_pb2.CodeGeneratorRequest, proto_file: str) -> str:

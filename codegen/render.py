@@ -43,6 +43,8 @@ __all__ = [
     "black_mode",
     "new_environment",
     "render_file",
+    "render_v0_3",
+    "V0_3_PACKAGE",
     "render_sources",
     "format_source",
     "template_dir",
@@ -55,6 +57,11 @@ __all__ = [
 
 # One template per emitted module, in the order they are written.
 MODULES = ("__init__.py", "routes.py", "query.py", "jsonrpc.py", "messages.py")
+
+# The subpackage holding the A2A 0.3 tables (option ``v0_3_proto``), and its modules:
+# the tables only; the runtime and ``protocol`` are the parent package's.
+V0_3_PACKAGE = "v0_3"
+V0_3_MODULES = ("routes.py", "query.py", "messages.py")
 
 # The runtime every package carries verbatim, and what only A2A packages carry.
 RUNTIME = (
@@ -78,6 +85,9 @@ A2A_RUNTIME = (
     "_documents.py",
     "_asgi.py",
     "_client.py",
+    "_v0_3.py",
+    "_v0_3_shapes.py",
+    "_v0_3_rpc.py",
 )
 # What only a package generated with ``grpc=true`` carries (imports grpcio, protobuf).
 GRPC_RUNTIME = ("_proto.py", "_grpc.py")
@@ -394,4 +404,27 @@ def render_file(
 
         rendered["openapi.json"] = openapi_document(binding_file)
     rendered["py.typed"] = ""
+    return rendered
+
+
+def render_v0_3(binding_file: BindingFile) -> dict[str, str]:
+    """The ``v0_3`` subpackage for the A2A 0.3 file, by file name relative to it: its
+    route table, query codecs and TypedDicts, importing the runtime from the parent."""
+    found = _views(binding_file, None)
+    chosen: dict[str, FileView] = {"__init__.py": FileView(binding_file)}
+    chosen.update((module, found[module]) for module in V0_3_MODULES)
+    env = _environment()
+    rendered: dict[str, str] = {}
+    for module, view in chosen.items():
+        view.runtime = ".."
+        name = "v0_3_init.py.j2" if module == "__init__.py" else module + ".j2"
+        try:
+            source = env.get_template(name).render(view=view)
+        except jinja2.TemplateError as exc:
+            raise RenderError(f"template {name}: {exc}") from exc
+        try:
+            rendered[module] = format_source(source)
+            check_module(module, rendered[module], subpackage=True)
+        except (RenderError, GateError) as exc:
+            raise RenderError(f"template {name}: {exc}") from exc
     return rendered

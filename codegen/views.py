@@ -32,6 +32,10 @@ __all__ = [
 class FileView:
     """What every module's header and docstring print."""
 
+    # Where the runtime modules (``_paths`` ...) and ``protocol`` are, relative to the
+    # module: its own package, or the parent for the ``v0_3`` subpackage's tables.
+    runtime = "."
+
     def __init__(self, file: BindingFile) -> None:
         self.file = file
 
@@ -136,6 +140,12 @@ def _path_codec(field: Field) -> tuple[str, str]:
 
 class RoutesView(FileView):
     """What ``routes.py`` prints."""
+
+    @property
+    def header_version(self) -> str | None:
+        """The ``A2A-Version`` ``build`` sends when it is not the package's own (the
+        ``v0_3`` tables); None: ``protocol``'s."""
+        return None if self.runtime == "." else self.file.protocol_version
 
     @functools.cached_property
     def routes(self) -> tuple[RouteView, ...]:
@@ -441,8 +451,15 @@ class MessagesView(FileView):
     @property
     def imports(self) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]:
         """``(module, names)`` groups the module imports: the model's list, which the
-        types' names keep clear of."""
-        return MESSAGES_IMPORTS
+        types' names keep clear of, its runtime modules where this module finds them
+        (``runtime``)."""
+        return tuple(
+            tuple(
+                (self.runtime + module[1:] if module[:2] == "._" else module, names)
+                for module, names in group
+            )
+            for group in MESSAGES_IMPORTS
+        )
 
     @property
     def names(self) -> tuple[str, ...]:

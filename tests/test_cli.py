@@ -57,18 +57,20 @@ def test_generate_from_descriptor_set_and_module(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert _tree(tmp_path / "set") == _tree(tmp_path / "protoc")
     module = _cli("generate", "--from-module", "a2a.types.a2a_pb2", "-o", str(tmp_path / "mod"),
-                  "--module", "a2a_binding", "--opt", "openapi=true", "--opt", "grpc=true")
+                  "--module", "a2a_binding", "--opt", "openapi=true", "--opt", "grpc=true",
+                  "--v0-3", "a2a.compat.v0_3.a2a_v0_3_pb2")
     assert module.returncode == 0, module.stderr
     assert _tree(tmp_path / "mod") == _tree(GENERATED)
 
 
 def test_generate_without_input_uses_the_embedded_default(tmp_path: Path) -> None:
     result = _cli("generate", "-o", str(tmp_path), "--module", "a2a_binding", "--opt", "openapi=true",
-                  "--opt", "grpc=true", "--print-routes")
+                  "--opt", "grpc=true", "--v0-3", "a2a.compat.v0_3.a2a_v0_3_pb2", "--print-routes")
     assert result.returncode == 0, result.stderr
     assert "using the embedded default (a2a.types.a2a_pb2 from a2a-sdk)" in result.stderr
     assert _tree(tmp_path) == _tree(GENERATED)
     assert "a2a_binding (a2a.proto): 24 routes" in result.stdout
+    assert "a2a_binding (a2a_v0_3.proto): 11 routes" in result.stdout
     assert "GET     /tasks/{id=*}" in result.stdout
 
 

@@ -11,7 +11,7 @@ import black
 import pytest
 
 from codegen import __version__
-from codegen.inputs import request_from_module
+from codegen.inputs import V0_3_MODULE, request_from_module, with_v0_3
 from codegen.model import descriptor_sha256
 from codegen.plugin import generate
 
@@ -30,7 +30,12 @@ def _write(response, out: Path) -> Path:  # type: ignore[no-untyped-def]
 
 
 def test_committed_generated_is_what_make_generate_writes() -> None:
-    response = generate(request_from_module(parameter="module=a2a_binding,openapi=true,grpc=true"))
+    response = generate(
+        with_v0_3(
+            request_from_module(parameter="module=a2a_binding,openapi=true,grpc=true"),
+            request_from_module(V0_3_MODULE),
+        )
+    )
     assert not response.error
     expected = {f.name: f.content for f in response.file}
     on_disk = {
@@ -129,7 +134,7 @@ def test_comments_become_documentation_and_do_not_change_the_hash(tmp_path: Path
 
 def test_generation_is_deterministic_across_processes(tmp_path: Path) -> None:
     script = (
-        "import sys; from codegen.inputs import request_from_module; from codegen.plugin import generate;"
+        "import sys; from codegen.inputs import V0_3_MODULE, request_from_module, with_v0_3; from codegen.plugin import generate;"
         "sys.stdout.buffer.write(generate(request_from_module()).SerializeToString(deterministic=True))"
     )
     outputs = {

@@ -487,6 +487,8 @@ def build_files(
     Overlapping routes are listed in ``BindingFile.overlaps``, never judged here: the
     plugin applies ``options.ambiguity`` to them, against the acknowledgements.
     """
+    if options.v0_3_proto is not None:
+        return _with_v0_3(request, options, options.v0_3_proto)
     index = Index(request.proto_file)
     results: list[BindingFile] = []
     errors: list[Diagnostic] = []
@@ -560,6 +562,55 @@ def build_files(
     if errors:
         raise GenerationError(errors)
     return Generation(tuple(results), tuple(warnings))
+
+
+def _with_v0_3(
+    request: plugin_pb2.CodeGeneratorRequest, options: Options, name: str
+) -> Generation:
+    """The model of a run with option ``v0_3_proto``: the other files as usual, and
+    ``name``, the A2A 0.3 proto, built apart (protocol version 0.3, named after the one
+    A2A package of the others, whose ``v0_3`` subpackage it becomes)."""
+
+    def refused(why: str) -> GenerationError:
+        return GenerationError(
+            [Diagnostic(SourceLocation(name), f"option v0_3_proto={name}: {why}")]
+        )
+
+    if name not in request.file_to_generate:
+        listed = ", ".join(sorted(request.file_to_generate)) or "none"
+        raise refused(f"no such file to generate (the files are: {listed})")
+    plain = replace(options, v0_3_proto=None)
+    main = build_files(
+        _only(request, [f for f in request.file_to_generate if f != name]), plain
+    )
+    a2a = [file for file in main.files if file.a2a]
+    if len(a2a) != 1:
+        found = ", ".join(f.proto_file for f in a2a) or "none"
+        raise refused(
+            "the 0.3 tables go beside exactly one A2A package, and the other files "
+            f"make {len(a2a)} ({found})"
+        )
+    legacy = build_files(
+        _only(request, [name]),
+        replace(plain, protocol_version="0.3", module=a2a[0].module, openapi=False),
+    )
+    if not legacy.files or not legacy.files[0].a2a:
+        raise refused(
+            "the file has no A2A service "
+            "(profile=a2a applies the A2A profile to other service names)"
+        )
+    return Generation(main.files, main.warnings + legacy.warnings, legacy.files[0])
+
+
+def _only(
+    request: plugin_pb2.CodeGeneratorRequest, names: Sequence[str]
+) -> plugin_pb2.CodeGeneratorRequest:
+    """``request`` with only ``names`` to generate."""
+    copy = plugin_pb2.CodeGeneratorRequest()
+    copy.CopyFrom(request)
+    del copy.file_to_generate[:]
+    copy.file_to_generate.extend(names)
+    return copy
 
 
 def _clash_diagnostics(

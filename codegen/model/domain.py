@@ -520,3 +520,6 @@ class Generation:
 
     files: tuple[BindingFile, ...]
     warnings: tuple[str, ...]
+    # The A2A 0.3 file (option ``v0_3_proto``), written into the ``v0_3`` subpackage of
+    # the one A2A package of ``files`` (its ``module`` names that package).
+    v0_3: BindingFile | None = None

@@ -80,10 +80,13 @@ def check_version(version: str, supported: Iterable[str] = SUPPORTED_VERSIONS) -
 
 
 def request_headers(
-    binding: Binding, *, body: bool, extensions: Sequence[str] = ()
+    binding: Binding,
+    *,
+    body: bool,
+    extensions: Sequence[str] = (),
+    version: str = PROTOCOL_VERSION,
 ) -> list[tuple[str, str]]:
-    """The A2A headers a client sends: ``A2A-Version``, the binding's ``Content-Type``
-    when the request has a body, and ``A2A-Extensions`` when ``extensions`` is given."""
-    return _request_headers(
-        binding, body=body, version=PROTOCOL_VERSION, extensions=extensions
-    )
+    """The A2A headers a client sends: ``A2A-Version`` (``version``), the binding's
+    ``Content-Type`` when the request has a body, and ``A2A-Extensions`` when
+    ``extensions`` is given."""
+    return _request_headers(binding, body=body, version=version, extensions=extensions)

@@ -1,0 +1,202 @@
+"""The 0.3 JSON-RPC ``params`` of each method as the 1.0 request the handler serves, and
+the 1.0 answers (results, stream events, push-notification configs) as 0.3 results.
+
+Choices where the versions differ (a2a-sdk 1.3.0's ``compat.v0_3`` makes the same):
+``blocking`` is 1.0's ``returnImmediately`` negated; a 0.3 ``historyLength`` of 0 means
+no limit there and is left unset; a 0.3 push-notification config is nested under
+``pushNotificationConfig`` with its task beside it, a 1.0 one is flat with ``taskId``;
+``tasks/pushNotificationConfig/get`` without a config id asks for the task's config
+with no ``id``; of 0.3's list of authentication schemes 1.0 keeps the first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._v0_3 import V0_3_METHODS
+from ._v0_3_shapes import (
+    ShapeError,
+    _object,
+    artifact_update_from_v1,
+    message_from_v1,
+    message_to_v1,
+    status_update_from_v1,
+    task_from_v1,
+)
+
+__all__ = [
+    "params_to_v1",
+    "push_config_from_v1",
+    "push_config_to_v1",
+    "result_from_v1",
+    "stream_event_from_v1",
+]
+
+Json = dict[str, Any]
+
+
+def _copy(source: Json, target: Json, names: dict[str, str]) -> None:
+    for old, new in names.items():
+        if old in source:
+            target[new] = source[old]
+
+
+_CONFIG_FIELDS = {"id": "id", "url": "url", "token": "token"}
+
+
+def push_config_to_v1(params: object, where: str = "params") -> Json:
+    """A 0.3 ``TaskPushNotificationConfig`` (``taskId`` and the nested config) as a
+    1.0 ``TaskPushNotificationConfig``."""
+    value = _object(params, where)
+    out: Json = {}
+    _copy(value, out, {"taskId": "taskId"})
+    if value.get("pushNotificationConfig") is not None:
+        config = _object(
+            value["pushNotificationConfig"], f"{where}.pushNotificationConfig"
+        )
+        out.update(_flat_config(config, f"{where}.pushNotificationConfig"))
+    return out
+
+
+def _flat_config(config: Json, where: str) -> Json:
+    out: Json = {}
+    _copy(config, out, _CONFIG_FIELDS)
+    if config.get("authentication") is not None:
+        auth = _object(config["authentication"], f"{where}.authentication")
+        converted: Json = {}
+        schemes = auth.get("schemes", [])
+        if not isinstance(schemes, list):
+            raise ShapeError(f"{where}.authentication.schemes", "expected an array")
+        if schemes:  # 1.0 has one scheme: the first (none: 1.0 validation refuses)
+            converted["scheme"] = schemes[0]
+        _copy(auth, converted, {"credentials": "credentials"})
+        out["authentication"] = converted
+    return out
+
+
+def push_config_from_v1(config: Json) -> Json:
+    """A 1.0 ``TaskPushNotificationConfig`` as a 0.3 one."""
+    nested: Json = {"url": config.get("url", "")}
+    _copy(config, nested, {"id": "id", "token": "token"})
+    if "authentication" in config:
+        auth = config["authentication"]
+        converted: Json = {"schemes": [auth["scheme"]] if auth.get("scheme") else []}
+        _copy(auth, converted, {"credentials": "credentials"})
+        nested["authentication"] = converted
+    return {"taskId": config.get("taskId", ""), "pushNotificationConfig": nested}
+
+
+def _send(params: Json) -> Json:
+    out: Json = {}
+    if "message" in params:
+        out["message"] = message_to_v1(params["message"], "params.message")
+    if params.get("configuration") is not None:
+        given = _object(params["configuration"], "params.configuration")
+        configuration: Json = {}
+        _copy(given, configuration, {"acceptedOutputModes": "acceptedOutputModes"})
+        if given.get("historyLength"):
+            configuration["historyLength"] = given["historyLength"]
+        if given.get("blocking") is not None:
+            blocking = given["blocking"]
+            if not isinstance(blocking, bool):
+                raise ShapeError("params.configuration.blocking", "expected a boolean")
+            if not blocking:  # 1.0's default is to block: false is not written
+                configuration["returnImmediately"] = True
+        if given.get("pushNotificationConfig") is not None:
+            where = "params.configuration.pushNotificationConfig"
+            pushed = _object(given["pushNotificationConfig"], where)
+            configuration["taskPushNotificationConfig"] = _flat_config(pushed, where)
+        out["configuration"] = configuration
+    if params.get("metadata"):
+        out["metadata"] = params["metadata"]
+    return out
+
+
+def _get(params: Json) -> Json:
+    out: Json = {}
+    _copy(params, out, {"id": "id"})
+    if params.get("historyLength"):
+        out["historyLength"] = params["historyLength"]
+    return out
+
+
+def _cancel(params: Json) -> Json:
+    out: Json = {}
+    _copy(params, out, {"id": "id"})
+    if params.get("metadata"):
+        out["metadata"] = params["metadata"]
+    return out
+
+
+def _by_task(params: Json) -> Json:
+    out: Json = {}
+    _copy(params, out, {"id": "taskId", "pushNotificationConfigId": "id"})
+    return out
+
+
+def _subscribe(params: Json) -> Json:
+    out: Json = {}
+    _copy(params, out, {"id": "id"})
+    return out
+
+
+def _card(params: Json) -> Json:
+    return {}
+
+
+_PARAMS: dict[str, Callable[[Json], Json]] = {
+    "message/send": _send,
+    "message/stream": _send,
+    "tasks/get": _get,
+    "tasks/cancel": _cancel,
+    "tasks/resubscribe": _subscribe,
+    "tasks/pushNotificationConfig/set": push_config_to_v1,
+    "tasks/pushNotificationConfig/get": _by_task,
+    "tasks/pushNotificationConfig/list": _by_task,
+    "tasks/pushNotificationConfig/delete": _by_task,
+    "agent/getAuthenticatedExtendedCard": _card,
+}
+
+
+def params_to_v1(method: str, params: object) -> tuple[str, Json]:
+    """The 1.0 rpc and request for a 0.3 ``method``'s ``params`` (absent params are
+    ``{}``); ``KeyError`` for a method 0.3 does not have."""
+    rpc = V0_3_METHODS[method].rpc
+    value = _object({} if params is None else params, "params")
+    return rpc, _PARAMS[method](value)
+
+
+def stream_event_from_v1(event: Json, *, final: bool = False) -> Json:
+    """A 1.0 ``StreamResponse`` as the 0.3 event it holds (``final``: the last event of
+    its stream, said on a status update)."""
+    if "task" in event:
+        return task_from_v1(event["task"])
+    if "message" in event:
+        return message_from_v1(event["message"])
+    if "statusUpdate" in event:
+        return status_update_from_v1(event["statusUpdate"], final=final)
+    if "artifactUpdate" in event:
+        return artifact_update_from_v1(event["artifactUpdate"])
+    raise ShapeError("result", "a stream response with no event")
+
+
+def result_from_v1(method: str, result: Json) -> Any:
+    """The 0.3 ``result`` of ``method`` for the 1.0 handler's answer (for
+    ``tasks/pushNotificationConfig/delete``, which answers nothing, ``None``)."""
+    if method == "message/send":
+        return stream_event_from_v1(result)
+    if method in ("tasks/get", "tasks/cancel"):
+        return task_from_v1(result)
+    if method in (
+        "tasks/pushNotificationConfig/set",
+        "tasks/pushNotificationConfig/get",
+    ):
+        return push_config_from_v1(result)
+    if method == "tasks/pushNotificationConfig/list":
+        return [push_config_from_v1(c) for c in result.get("configs", ())]
+    if method == "tasks/pushNotificationConfig/delete":
+        return None
+    if method in ("message/stream", "tasks/resubscribe"):
+        return stream_event_from_v1(result)
+    raise KeyError(method)  # the card: the card conversion's (not here yet)
