@@ -450,12 +450,16 @@ def test_check_against_fails_on_unacknowledged_breaking_changes_and_never_writes
 def test_check_against_and_out_report_both(tmp_path: Path) -> None:
     runner = CliRunner()
     old, new = _write_pair(tmp_path, "field_removed_response")
+    out = tmp_path / "out"
+    written = runner.invoke(main, ["generate", old, "-o", str(out), "--module", "pkg"])
+    assert written.exit_code == 0, written.stderr
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     result = runner.invoke(
-        main, ["check", new, "--against", old, "-o", str(tmp_path / "missing")]
+        main, ["check", new, "--against", old, "-o", str(out), "--module", "pkg"]
     )
     assert result.exit_code == 1
     assert "is stale" in result.stderr and "breaking change(s) against" in result.stderr
-    assert not (tmp_path / "missing").exists()
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
 def test_the_spec_history_reads_as_a_list() -> None:

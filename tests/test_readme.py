@@ -131,7 +131,7 @@ def test_the_files_the_readme_says_protoc_writes_are_what_the_plugin_writes() ->
     assert sorted(listed) == sorted(written)
     with_options = generate(request_from_module(parameter="openapi=true,grpc=true"))
     extra = {f.name.partition("/")[2] for f in with_options.file} - set(written)
-    assert extra == {"openapi.json", "grpc_binding.py", "_grpc.py"}
+    assert extra == {"openapi.json", "grpc_binding.py", "_proto.py", "_grpc.py"}
     for name in extra:
         assert f"`{name}`" in section
 

@@ -51,20 +51,24 @@ def _protoc(out: Path, *names: str, opt: str) -> subprocess.CompletedProcess[str
     return subprocess.run(args, capture_output=True, text=True, timeout=120)
 
 
+def _own(name: str) -> bool:
+    return name == "a2a_binding" or name.startswith("a2a_binding.")
+
+
 def _import(root: Path, name: str) -> ModuleType:
+    """``name`` imported from ``root``; the ``a2a_binding`` modules loaded before (the
+    committed package other tests hold) are put back afterwards."""
+    saved = {m: module for m, module in sys.modules.items() if _own(m)}
     sys.path.insert(0, str(root))
     try:
-        for loaded in [
-            m for m in sys.modules if m == "a2a_binding" or m.startswith("a2a_binding.")
-        ]:
+        for loaded in saved:
             del sys.modules[loaded]
         return importlib.import_module(name)
     finally:
         sys.path.remove(str(root))
-        for loaded in [
-            m for m in sys.modules if m == "a2a_binding" or m.startswith("a2a_binding.")
-        ]:
+        for loaded in [m for m in sys.modules if _own(m)]:
             del sys.modules[loaded]
+        sys.modules.update(saved)
 
 
 def _http_rules(file: descriptor_pb2.FileDescriptorProto) -> set[tuple[str, str, str]]:
@@ -344,4 +348,4 @@ def test_cli_generate_and_check_with_the_spec_protos(tmp_path: Path) -> None:
     missing = _cli(
         "generate", "--v0-3", "no/such.proto", "-o", str(tmp_path / "missing")
     )
-    assert missing.returncode == 1 and "such.proto: No such file" in missing.stderr
+    assert missing.returncode == 1 and "no/such.proto: no such file" in missing.stderr

@@ -20,7 +20,7 @@ builds, and fails where it fails: whatever the fast path does not know to be exa
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from google.protobuf import duration_pb2, field_mask_pb2, json_format, struct_pb2
 from google.protobuf import timestamp_pb2
@@ -120,8 +120,8 @@ def _json_value(value: object) -> struct_pb2.Value:
         return struct_pb2.Value(bool_value=value)
     if type(value) is str:
         return struct_pb2.Value(string_value=value)
-    if type(value) is dict:
-        return struct_pb2.Value(struct_value=value)
+    if type(value) is dict:  # the constructor takes a dict for a Struct
+        return struct_pb2.Value(struct_value=cast(Any, value))
     if type(value) is list:
         holder = struct_pb2.Value()
         holder.list_value.extend(value)
