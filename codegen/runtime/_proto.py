@@ -124,6 +124,7 @@ def _json_value(value: object) -> struct_pb2.Value:
         return struct_pb2.Value(struct_value=cast(Any, value))
     if type(value) is list:
         holder = struct_pb2.Value()
+        holder.list_value.SetInParent()  # an empty list is a list still
         holder.list_value.extend(value)
         return holder
     assert isinstance(value, (int, float))

@@ -82,6 +82,9 @@ def fast(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             {"id": "c", "taskId": "t", "url": "https://x.test/h"},
         ),
         (pb.AgentCard, "lf.a2a.v1.AgentCard", {"name": "n", "securitySchemes": {}}),
+        (pb.Part, "lf.a2a.v1.Part", {"data": []}),  # an empty list is set
+        (pb.Part, "lf.a2a.v1.Part", {"data": {}}),
+        (pb.Part, "lf.a2a.v1.Part", {"data": 2.5, "metadata": {}}),
     ],
 )
 def test_canonical_answers_take_the_constructor_and_equal_parse_dict(
