@@ -4,7 +4,7 @@ field bodies and queries, so the route tree has the shapes real services have.""
 
 from __future__ import annotations
 
-HEADER = '''syntax = "proto3";
+HEADER = """syntax = "proto3";
 
 package bench.synthetic.v1;
 
@@ -18,7 +18,7 @@ message Item {
   string page_token = 5;
   bool force = 6;
 }
-'''
+"""
 
 
 def synthetic_proto(rpcs: int) -> str:
@@ -29,11 +29,19 @@ def synthetic_proto(rpcs: int) -> str:
         if kind == 0:
             verb, template, body = "get", f"/v1/collection{i}/{{id}}", ""
         elif kind == 1:
-            verb, template, body = "post", f"/v1/collection{i}/{{id}}:action{i % 7}", 'body: "*"'
+            verb, template, body = (
+                "post",
+                f"/v1/collection{i}/{{id}}:action{i % 7}",
+                'body: "*"',
+            )
         elif kind == 2:
             verb, template, body = "get", f"/v1/{{name=projects/*/things{i}/*}}", ""
         else:
-            verb, template, body = "delete", f"/v1/collection{i}/{{id}}/children/{{name}}", ""
+            verb, template, body = (
+                "delete",
+                f"/v1/collection{i}/{{id}}/children/{{name}}",
+                "",
+            )
         lines.append(f"  rpc Call{i}(Item) returns (Item) {{")
         lines.append("    option (google.api.http) = {")
         lines.append(f'      {verb}: "{template}"')

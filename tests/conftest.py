@@ -27,7 +27,9 @@ def spec_proto(tag: str) -> Path:
     """The upstream a2a.proto at ``tag``; skips the test where ../shared is absent."""
     path = SPEC / tag / "a2a.proto"
     if not path.is_file():
-        pytest.skip(f"upstream A2A protos are not here ({path} is missing); they live in ../shared/a2a-spec")
+        pytest.skip(
+            f"upstream A2A protos are not here ({path} is missing); they live in ../shared/a2a-spec"
+        )
     return path
 
 
@@ -38,11 +40,15 @@ def plugin_executable() -> str:
     return found
 
 
-def compile_request(proto: Path, parameter: str = "") -> plugin_pb2.CodeGeneratorRequest:
+def compile_request(
+    proto: Path, parameter: str = ""
+) -> plugin_pb2.CodeGeneratorRequest:
     return request_from_protos([str(proto)], [str(proto.parent)], parameter)
 
 
-def run_plugin(proto: Path, parameter: str = "") -> tuple[plugin_pb2.CodeGeneratorResponse, list[str]]:
+def run_plugin(
+    proto: Path, parameter: str = ""
+) -> tuple[plugin_pb2.CodeGeneratorResponse, list[str]]:
     warnings: list[str] = []
     response = generate(compile_request(proto, parameter), warnings.append)
     return response, warnings

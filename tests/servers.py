@@ -19,7 +19,11 @@ __all__ = ["GrpcGateway", "running"]
 @contextmanager
 def running(app: Any, timeout: float = 15.0) -> Iterator[str]:
     """Serve ``app`` on 127.0.0.1 at a free port; yields the base URL."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"
+        )
+    )
     thread = threading.Thread(target=server.run, name="uvicorn-test", daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout

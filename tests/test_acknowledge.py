@@ -18,7 +18,6 @@ from .conftest import ROOT, spec_proto
 from .test_plugin import protoc
 
 
-
 @pytest.fixture(scope="module")
 def overlaps() -> tuple[Overlap, ...]:
     """The four overlaps of the embedded A2A descriptor, from the real model."""

@@ -22,7 +22,9 @@ def test_install_from_a_clone_and_the_quick_start(tmp_path: Path) -> None:
     (bin_dir / "python3").symlink_to(Path(sys.base_prefix) / "bin" / "python3")
     installed = bash(readme_block("From a clone"), clone, bin_dir)
     assert installed.returncode == 0, installed.stdout + installed.stderr
-    assert installed.stdout.splitlines()[-1].startswith("protoc-gen-a2a "), installed.stdout
+    assert installed.stdout.splitlines()[-1].startswith(
+        "protoc-gen-a2a "
+    ), installed.stdout
     quick = bash(readme_block("## Quick start"), clone, bin_dir)
     assert quick.returncode == 0, quick.stdout + quick.stderr
     assert (clone / "out" / "a2a_binding" / "routes.py").is_file()
@@ -30,28 +32,45 @@ def test_install_from_a_clone_and_the_quick_start(tmp_path: Path) -> None:
     assert "a2a_binding (a2a.proto): 24 routes" in quick.stdout
     assert max(len(line) for line in quick.stdout.splitlines()) <= 100
     # The editable install runs the clone's code under the installed name.
-    module = subprocess.run([str(clone / ".venv" / "bin" / "python"), "-m", "protoc_gen_a2a", "--version"],
-                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    module = subprocess.run(
+        [str(clone / ".venv" / "bin" / "python"), "-m", "protoc_gen_a2a", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert module.returncode == 0, module.stderr
 
 
 def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=cwd,
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 def test_pre_commit_hook_checks_the_generated_package(tmp_path: Path) -> None:
     pre_commit = shutil.which("pre-commit", path=str(Path(sys.executable).parent))
     if pre_commit is None:
-        pytest.skip("pre-commit is not installed next to the test interpreter (a dev dependency)")
+        pytest.skip(
+            "pre-commit is not installed next to the test interpreter (a dev dependency)"
+        )
     proto = spec_proto("v1.0.1")
     # The hook repository: this checkout as committed in a clone of its own.
     hooks = source_copy(tmp_path / "hooks")
     _git(hooks, "init", "-q")
     _git(hooks, "add", "-A")
     _git(hooks, "commit", "-q", "-m", "hooks")
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hooks, capture_output=True, text=True,
-                         check=True).stdout.strip()
+    rev = subprocess.run(
+        ["git", "rev-parse", "HEAD"],
+        cwd=hooks,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     # A user's repository with a proto and its committed output.
     user = tmp_path / "user"
     (user / "spec").mkdir(parents=True)
@@ -59,7 +78,9 @@ def test_pre_commit_hook_checks_the_generated_package(tmp_path: Path) -> None:
     cli = shutil.which("a2a-codegen", path=str(Path(sys.executable).parent))
     assert cli
     args = ["spec/a2a.proto", "-o", "src/vendor", "--module", "a2a_binding"]
-    subprocess.run([cli, "generate", *args], cwd=user, check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [cli, "generate", *args], cwd=user, check=True, capture_output=True, timeout=300
+    )
     (user / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: a2a-codegen-check\n"
         f"        args: [{', '.join(args)}]\n"
@@ -67,12 +88,21 @@ def test_pre_commit_hook_checks_the_generated_package(tmp_path: Path) -> None:
     _git(user, "init", "-q")
     _git(user, "add", "-A")
     _git(user, "commit", "-q", "-m", "user")
-    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(tmp_path),
-           "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+    }
 
     def hook() -> subprocess.CompletedProcess[str]:
-        return subprocess.run([pre_commit, "run", "--all-files"], cwd=user, env=env, capture_output=True,
-                              text=True, timeout=900)
+        return subprocess.run(
+            [pre_commit, "run", "--all-files"],
+            cwd=user,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
 
     fresh = hook()
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr

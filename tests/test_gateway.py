@@ -26,7 +26,11 @@ from a2a.helpers.proto_helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor
 from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
 from a2a.server.request_handlers.grpc_handler import DefaultGrpcServerCallContextBuilder
-from a2a.server.tasks import InMemoryPushNotificationConfigStore, InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import (
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
 from a2a.types import a2a_pb2 as pb
 from a2a.types import a2a_pb2_grpc
 from a2a.utils import errors
@@ -57,16 +61,22 @@ class Executor(AgentExecutor):  # type: ignore[misc]
 
     async def execute(self, context: Any, event_queue: Any) -> None:
         grpc_context = context.call_context.state["grpc_context"]
-        self.seen.append({
-            "metadata": {k: v for k, v in grpc_context.invocation_metadata() or ()},
-            "tenant": context.call_context.tenant,
-            "time_remaining": grpc_context.time_remaining(),
-        })
+        self.seen.append(
+            {
+                "metadata": {k: v for k, v in grpc_context.invocation_metadata() or ()},
+                "tenant": context.call_context.tenant,
+                "time_remaining": grpc_context.time_remaining(),
+            }
+        )
         task = context.current_task or new_task_from_user_message(context.message)
         if context.current_task is None:
             await event_queue.enqueue_event(task)
         updater = TaskUpdater(event_queue, task.id, task.context_id)
-        text = context.message.parts[0].text if context.message and context.message.parts else ""
+        text = (
+            context.message.parts[0].text
+            if context.message and context.message.parts
+            else ""
+        )
         if text == "hold":
             await updater.start_work()
             return
@@ -92,7 +102,9 @@ class Watched(GrpcHandler):  # type: ignore[misc]
         super().__init__(handler, DefaultGrpcServerCallContextBuilder())
         self.executor = executor
 
-    async def SendStreamingMessage(self, request: Any, context: Any) -> Any:  # noqa: N802
+    async def SendStreamingMessage(
+        self, request: Any, context: Any
+    ) -> Any:  # noqa: N802
         try:
             async for event in super().SendStreamingMessage(request, context):
                 yield event
@@ -106,25 +118,39 @@ class SdkAgent:
     def __init__(self) -> None:
         self.executor = Executor()
         self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="sdk-grpc-agent", daemon=True)
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name="sdk-grpc-agent", daemon=True
+        )
 
     def __enter__(self) -> SdkAgent:
         self.thread.start()
-        self.target = asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(30)
+        self.target = asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(
+            30
+        )
         return self
 
     async def _start(self) -> str:
-        card = pb.AgentCard(name="sdk-agent", version="1",
-                            capabilities=pb.AgentCapabilities(streaming=True, push_notifications=True,
-                                                              extended_agent_card=True))
-        extended = pb.AgentCard(name="sdk-agent-extended", version="1", capabilities=card.capabilities)
+        card = pb.AgentCard(
+            name="sdk-agent",
+            version="1",
+            capabilities=pb.AgentCapabilities(
+                streaming=True, push_notifications=True, extended_agent_card=True
+            ),
+        )
+        extended = pb.AgentCard(
+            name="sdk-agent-extended", version="1", capabilities=card.capabilities
+        )
         handler = DefaultRequestHandler(
-            agent_executor=self.executor, task_store=InMemoryTaskStore(), agent_card=card,
-            push_config_store=InMemoryPushNotificationConfigStore(), extended_agent_card=extended,
+            agent_executor=self.executor,
+            task_store=InMemoryTaskStore(),
+            agent_card=card,
+            push_config_store=InMemoryPushNotificationConfigStore(),
+            extended_agent_card=extended,
         )
         self.server = grpc.aio.server()
         a2a_pb2_grpc.add_A2AServiceServicer_to_server(
-            Watched(self.executor, handler), self.server)
+            Watched(self.executor, handler), self.server
+        )
         port = self.server.add_insecure_port("127.0.0.1:0")
         await self.server.start()
         return f"127.0.0.1:{port}"
@@ -140,19 +166,37 @@ def card_at(base_url: str) -> dict[str, Any]:
     return {
         "name": "sdk-agent-behind-the-gateway",
         "version": "1",
-        "capabilities": {"streaming": True, "pushNotifications": True, "extendedAgentCard": True},
+        "capabilities": {
+            "streaming": True,
+            "pushNotifications": True,
+            "extendedAgentCard": True,
+        },
         "supportedInterfaces": [
-            {"url": f"{base_url}/jsonrpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-            {"url": f"{base_url}/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+            {
+                "url": f"{base_url}/jsonrpc",
+                "protocolBinding": "JSONRPC",
+                "protocolVersion": "1.0",
+            },
+            {
+                "url": f"{base_url}/rest",
+                "protocolBinding": "HTTP+JSON",
+                "protocolVersion": "1.0",
+            },
         ],
     }
 
 
 def Gateway(target: str, **backend: Any) -> GrpcGateway:  # noqa: N802
     """``create_app(Backend(channel, **backend))`` in front of ``target``."""
-    return GrpcGateway(target, lambda channel: asgi.create_app(
-        grpc_binding.Backend(channel, **backend), agent_card=card_at, http_json_prefix="/rest",
-        jsonrpc_path="/jsonrpc"))
+    return GrpcGateway(
+        target,
+        lambda channel: asgi.create_app(
+            grpc_binding.Backend(channel, **backend),
+            agent_card=card_at,
+            http_json_prefix="/rest",
+            jsonrpc_path="/jsonrpc",
+        ),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -169,10 +213,15 @@ def gateway(agent: SdkAgent) -> Iterator[str]:
 
 @pytest.mark.parametrize("tenant", ["", "acme"])
 @pytest.mark.parametrize("kind", ["rest", "jsonrpc"])
-def test_sdk_clients_through_the_gateway_to_sdks_grpc_agent(agent: SdkAgent, gateway: str, kind: str,
-                                                            tenant: str) -> None:
+def test_sdk_clients_through_the_gateway_to_sdks_grpc_agent(
+    agent: SdkAgent, gateway: str, kind: str, tenant: str
+) -> None:
     async def scenario() -> dict[str, Any]:
-        headers = {"A2A-Version": "1.0", "Authorization": BEARER, "Cookie": "session=secret"}
+        headers = {
+            "A2A-Version": "1.0",
+            "Authorization": BEARER,
+            "Cookie": "session=secret",
+        }
         async with httpx.AsyncClient(timeout=20, headers=headers) as client:
             return await _every_operation(_transport(kind, client, gateway, tenant))
 
@@ -180,9 +229,17 @@ def test_sdk_clients_through_the_gateway_to_sdks_grpc_agent(agent: SdkAgent, gat
     seen = asyncio.run(asyncio.wait_for(scenario(), 60))
     done_id, held_id = seen["ids"]
     assert seen["SendMessage"] == (pb.TASK_STATE_COMPLETED, pb.TASK_STATE_WORKING)
-    assert seen["SendStreamingMessage"][0] == "task" and "status_update" in seen["SendStreamingMessage"]
-    assert seen["GetTask"].id == done_id and seen["GetTask"].status.state == pb.TASK_STATE_COMPLETED
-    assert held_id in [t.id for t in seen["ListTasks"].tasks] and done_id not in [t.id for t in seen["ListTasks"].tasks]
+    assert (
+        seen["SendStreamingMessage"][0] == "task"
+        and "status_update" in seen["SendStreamingMessage"]
+    )
+    assert (
+        seen["GetTask"].id == done_id
+        and seen["GetTask"].status.state == pb.TASK_STATE_COMPLETED
+    )
+    assert held_id in [t.id for t in seen["ListTasks"].tasks] and done_id not in [
+        t.id for t in seen["ListTasks"].tasks
+    ]
     assert seen["SubscribeToTask"][0].task.id == held_id
     assert seen["CancelTask"].status.state == pb.TASK_STATE_CANCELED
     assert seen["CreateTaskPushNotificationConfig"].url == "https://example.test/hook"
@@ -194,51 +251,95 @@ def test_sdk_clients_through_the_gateway_to_sdks_grpc_agent(agent: SdkAgent, gat
     # parameters; not the cookie; the gateway's timeout as the call's deadline
     assert {s["tenant"] for s in agent.executor.seen} == {tenant}
     for call in agent.executor.seen:
-        assert call["metadata"]["authorization"] == BEARER and call["metadata"]["a2a-version"] == "1.0"
+        assert (
+            call["metadata"]["authorization"] == BEARER
+            and call["metadata"]["a2a-version"] == "1.0"
+        )
         assert "cookie" not in call["metadata"]
-        assert 0 < call["time_remaining"] <= 20.5  # grpc reads its deadline off another clock
+        assert (
+            0 < call["time_remaining"] <= 20.5
+        )  # grpc reads its deadline off another clock
 
 
 @pytest.mark.parametrize("kind", ["rest", "jsonrpc"])
 def test_errors_keep_their_reasons_across_the_hop(gateway: str, kind: str) -> None:
     async def scenario() -> list[type[Exception]]:
         caught: list[type[Exception]] = []
-        async with httpx.AsyncClient(timeout=20, headers={"A2A-Version": "1.0"}) as client:
+        async with httpx.AsyncClient(
+            timeout=20, headers={"A2A-Version": "1.0"}
+        ) as client:
             transport = _transport(kind, client, gateway, "")
             for call in (
                 lambda: transport.get_task(pb.GetTaskRequest(id="no-such-task")),
                 lambda: transport.get_task_push_notification_config(
-                    pb.GetTaskPushNotificationConfigRequest(task_id="no-such-task", id="c")),
+                    pb.GetTaskPushNotificationConfigRequest(
+                        task_id="no-such-task", id="c"
+                    )
+                ),
             ):
                 with pytest.raises(errors.A2AError) as error:
                     await call()
                 caught.append(type(error.value))
         return caught
 
-    assert asyncio.run(asyncio.wait_for(scenario(), 60)) == [errors.TaskNotFoundError, errors.TaskNotFoundError]
+    assert asyncio.run(asyncio.wait_for(scenario(), 60)) == [
+        errors.TaskNotFoundError,
+        errors.TaskNotFoundError,
+    ]
     # the agent's ErrorInfo, as HTTP+JSON and JSON-RPC put it, with the A2A reason
-    rest = httpx.get(f"{gateway}/rest/tasks/no-such-task", headers={"A2A-Version": "1.0"}, timeout=20)
+    rest = httpx.get(
+        f"{gateway}/rest/tasks/no-such-task", headers={"A2A-Version": "1.0"}, timeout=20
+    )
     assert rest.status_code == 404
-    [info] = [d for d in rest.json()["error"]["details"] if d["@type"].endswith("google.rpc.ErrorInfo")]
+    [info] = [
+        d
+        for d in rest.json()["error"]["details"]
+        if d["@type"].endswith("google.rpc.ErrorInfo")
+    ]
     assert (info["reason"], info["domain"]) == ("TASK_NOT_FOUND", "a2a-protocol.org")
-    rpc = httpx.post(f"{gateway}/jsonrpc", headers={"A2A-Version": "1.0"}, timeout=20,
-                     json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "no-such-task"}})
+    rpc = httpx.post(
+        f"{gateway}/jsonrpc",
+        headers={"A2A-Version": "1.0"},
+        timeout=20,
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "GetTask",
+            "params": {"id": "no-such-task"},
+        },
+    )
     assert rpc.json()["error"]["code"] == -32001
 
 
 @pytest.mark.parametrize("kind", ["JSONRPC", "HTTP+JSON"])
-def test_client_factory_reads_the_gateways_card_and_dials_it(gateway: str, kind: str) -> None:
+def test_client_factory_reads_the_gateways_card_and_dials_it(
+    gateway: str, kind: str
+) -> None:
     answer = httpx.get(f"{gateway}/.well-known/agent-card.json", timeout=20)
-    card = json_format.ParseDict(answer.json(), pb.AgentCard(), ignore_unknown_fields=True)
-    assert [i.url for i in card.supported_interfaces] == [f"{gateway}/jsonrpc", f"{gateway}/rest"]
+    card = json_format.ParseDict(
+        answer.json(), pb.AgentCard(), ignore_unknown_fields=True
+    )
+    assert [i.url for i in card.supported_interfaces] == [
+        f"{gateway}/jsonrpc",
+        f"{gateway}/rest",
+    ]
 
     async def scenario() -> list[str]:
         async with httpx.AsyncClient(timeout=20) as http:
-            client = ClientFactory(ClientConfig(streaming=True, supported_protocol_bindings=[kind],
-                                                httpx_client=http)).create(card)
+            client = ClientFactory(
+                ClientConfig(
+                    streaming=True,
+                    supported_protocol_bindings=[kind],
+                    httpx_client=http,
+                )
+            ).create(card)
             try:
-                return [e.WhichOneof("payload") async for e in client.send_message(pb.SendMessageRequest(
-                    message=_message("via the card")))]
+                return [
+                    e.WhichOneof("payload")
+                    async for e in client.send_message(
+                        pb.SendMessageRequest(message=_message("via the card"))
+                    )
+                ]
             finally:
                 await client.close()
 
@@ -251,23 +352,53 @@ def test_the_callers_deadline_reaches_the_agent(agent: SdkAgent, gateway: str) -
     400 naming the header, and the agent is not called."""
     agent.executor.seen.clear()
     agent.executor.cancelled.clear()
-    body = {"message": {"messageId": "d1", "role": "ROLE_USER", "parts": [{"text": "slow"}]},
-            "configuration": {"returnImmediately": False}}
-    answer = httpx.post(f"{gateway}/rest/message:send", json=body, timeout=20,
-                        headers={"A2A-Version": "1.0", "grpc-timeout": "300m"})
+    body = {
+        "message": {
+            "messageId": "d1",
+            "role": "ROLE_USER",
+            "parts": [{"text": "slow"}],
+        },
+        "configuration": {"returnImmediately": False},
+    }
+    answer = httpx.post(
+        f"{gateway}/rest/message:send",
+        json=body,
+        timeout=20,
+        headers={"A2A-Version": "1.0", "grpc-timeout": "300m"},
+    )
     assert answer.status_code == 504, answer.text
     assert 0 < agent.executor.seen[0]["time_remaining"] <= 0.5
-    bad = httpx.post(f"{gateway}/rest/message:send", json=body, timeout=20,
-                     headers={"A2A-Version": "1.0", "grpc-timeout": "soon"})
-    assert bad.status_code == 400 and "grpc-timeout header 'soon'" in bad.json()["error"]["message"]
+    bad = httpx.post(
+        f"{gateway}/rest/message:send",
+        json=body,
+        timeout=20,
+        headers={"A2A-Version": "1.0", "grpc-timeout": "soon"},
+    )
+    assert (
+        bad.status_code == 400
+        and "grpc-timeout header 'soon'" in bad.json()["error"]["message"]
+    )
     assert len(agent.executor.seen) == 1
 
 
-def test_an_http_client_leaving_a_stream_cancels_the_agents_call(agent: SdkAgent, gateway: str) -> None:
+def test_an_http_client_leaving_a_stream_cancels_the_agents_call(
+    agent: SdkAgent, gateway: str
+) -> None:
     agent.executor.cancelled.clear()
-    body = {"message": {"messageId": "f1", "role": "ROLE_USER", "parts": [{"text": "stream-forever"}]}}
-    with httpx.stream("POST", f"{gateway}/rest/message:stream", json=body, timeout=20,
-                      headers={"A2A-Version": "1.0", "Accept": "text/event-stream"}) as answer:
+    body = {
+        "message": {
+            "messageId": "f1",
+            "role": "ROLE_USER",
+            "parts": [{"text": "stream-forever"}],
+        }
+    }
+    with httpx.stream(
+        "POST",
+        f"{gateway}/rest/message:stream",
+        json=body,
+        timeout=20,
+        headers={"A2A-Version": "1.0", "Accept": "text/event-stream"},
+    ) as answer:
         assert answer.status_code == 200
         lines = answer.iter_lines()
         assert next(line for line in lines if line.startswith("data:"))
@@ -280,8 +411,9 @@ def test_an_http_client_leaving_a_stream_cancels_the_agents_call(agent: SdkAgent
 
 @pytest.mark.parametrize("tenant", ["", "acme"])
 @pytest.mark.parametrize("binding", ["HTTP+JSON", "JSONRPC"])
-def test_js_clients_through_the_gateway_to_sdks_grpc_agent(agent: SdkAgent, gateway: str, binding: str,
-                                                           tenant: str) -> None:
+def test_js_clients_through_the_gateway_to_sdks_grpc_agent(
+    agent: SdkAgent, gateway: str, binding: str, tenant: str
+) -> None:
     """@a2a-js/sdk 1.3.0's client (tests/js/client.mjs) discovers the gateway from its
     card and runs every operation; the errors keep their reasons."""
     from . import jsenv
@@ -289,18 +421,29 @@ def test_js_clients_through_the_gateway_to_sdks_grpc_agent(agent: SdkAgent, gate
 
     js_dir = jsenv.install()
     agent.executor.seen.clear()
-    result = _run_js_client(js_dir, gateway, binding, tenant, BEARER.removeprefix("Bearer "))
+    result = _run_js_client(
+        js_dir, gateway, binding, tenant, BEARER.removeprefix("Bearer ")
+    )
     assert "discovery" not in result, result["discovery"]
     assert result["transport"] == binding
     steps = result["steps"]
     ok = {name: step["ok"] for name, step in steps.items() if "ok" in step}
-    failed = {name: step["error"] for name, step in steps.items()
-              if "error" in step and not name.startswith(("error", "awkward task"))}
+    failed = {
+        name: step["error"]
+        for name, step in steps.items()
+        if "error" in step and not name.startswith(("error", "awkward task"))
+    }
     assert not failed, failed
     done, held = ok["SendMessage"]["task"], ok["SendMessage hold"]["task"]
-    assert (done["status"]["state"], held["status"]["state"]) == ("TASK_STATE_COMPLETED", "TASK_STATE_WORKING")
+    assert (done["status"]["state"], held["status"]["state"]) == (
+        "TASK_STATE_COMPLETED",
+        "TASK_STATE_WORKING",
+    )
     assert next(iter(ok["SendStreamingMessage"][0])) == "task"
-    assert ok["SendStreamingMessage"][-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert (
+        ok["SendStreamingMessage"][-1]["statusUpdate"]["status"]["state"]
+        == "TASK_STATE_COMPLETED"
+    )
     assert ok["GetTask"]["id"] == done["id"]
     assert held["id"] in [t["id"] for t in ok["ListTasks"]["tasks"]]
     assert [e["task"]["id"] for e in ok["SubscribeToTask"]] == [held["id"]]
@@ -308,8 +451,11 @@ def test_js_clients_through_the_gateway_to_sdks_grpc_agent(agent: SdkAgent, gate
     assert ok["GetTaskPushNotificationConfig"]["id"] == "c1"
     assert ok["DeleteTaskPushNotificationConfig"].get("configs", []) == []
     assert ok["GetExtendedAgentCard"]["name"] == "sdk-agent-extended"
-    for name, reason in [("TaskNotFound", "TASK_NOT_FOUND"), ("TaskNotCancelable", "TASK_NOT_CANCELABLE"),
-                         ("UnsupportedOperation", "UNSUPPORTED_OPERATION")]:
+    for name, reason in [
+        ("TaskNotFound", "TASK_NOT_FOUND"),
+        ("TaskNotCancelable", "TASK_NOT_CANCELABLE"),
+        ("UnsupportedOperation", "UNSUPPORTED_OPERATION"),
+    ]:
         error = steps[f"error {name}"]["error"]
         assert (error["name"], error["reason"]) == (f"{name}Error", reason), error
     for awkward in AWKWARD_IDS:

@@ -60,12 +60,19 @@ BEARER = "Bearer a2a-example-token"
 class BearerGrpcTransport(GrpcTransport):
     """a2a-sdk's gRPC transport sending the example's bearer token as metadata."""
 
-    def _get_grpc_metadata(self, context: ClientCallContext | None) -> list[tuple[str, str]]:
+    def _get_grpc_metadata(
+        self, context: ClientCallContext | None
+    ) -> list[tuple[str, str]]:
         return [*super()._get_grpc_metadata(context), ("authorization", BEARER)]
 
 
 def _card(streaming: bool = True) -> pb.AgentCard:
-    return pb.AgentCard(name="x", capabilities=pb.AgentCapabilities(streaming=streaming, extended_agent_card=True))
+    return pb.AgentCard(
+        name="x",
+        capabilities=pb.AgentCapabilities(
+            streaming=streaming, extended_agent_card=True
+        ),
+    )
 
 
 class Served:
@@ -98,16 +105,28 @@ def three_bindings() -> Iterator[tuple[str, str]]:
         yield base, f"127.0.0.1:{app.grpc_port}"
 
 
-def test_the_card_lists_grpc_as_the_target_sdks_dial(three_bindings: tuple[str, str]) -> None:
+def test_the_card_lists_grpc_as_the_target_sdks_dial(
+    three_bindings: tuple[str, str],
+) -> None:
     base, target = three_bindings
     card = httpx.get(base + "/.well-known/agent-card.json", timeout=10).json()
-    grpc_urls = [i["url"] for i in card["supportedInterfaces"] if i["protocolBinding"] == "GRPC"]
-    assert grpc_urls == [target]  # one interface: @a2a-js/sdk takes the last, a2a-sdk the first
-    assert {i["protocolBinding"] for i in card["supportedInterfaces"]} == {"HTTP+JSON", "JSONRPC", "GRPC"}
+    grpc_urls = [
+        i["url"] for i in card["supportedInterfaces"] if i["protocolBinding"] == "GRPC"
+    ]
+    assert grpc_urls == [
+        target
+    ]  # one interface: @a2a-js/sdk takes the last, a2a-sdk the first
+    assert {i["protocolBinding"] for i in card["supportedInterfaces"]} == {
+        "HTTP+JSON",
+        "JSONRPC",
+        "GRPC",
+    }
 
 
 @pytest.mark.parametrize("tenant", ["", "acme"])
-def test_sdk_grpc_client_every_operation(three_bindings: tuple[str, str], tenant: str) -> None:
+def test_sdk_grpc_client_every_operation(
+    three_bindings: tuple[str, str], tenant: str
+) -> None:
     _, target = three_bindings
 
     async def scenario() -> dict[str, Any]:
@@ -122,9 +141,14 @@ def test_sdk_grpc_client_every_operation(three_bindings: tuple[str, str], tenant
     seen = asyncio.run(asyncio.wait_for(scenario(), 60))
     done_id, held_id = seen["ids"]
     assert seen["SendMessage"] == (pb.TASK_STATE_COMPLETED, pb.TASK_STATE_WORKING)
-    assert seen["SendStreamingMessage"][0] == "task" and "status_update" in seen["SendStreamingMessage"]
+    assert (
+        seen["SendStreamingMessage"][0] == "task"
+        and "status_update" in seen["SendStreamingMessage"]
+    )
     assert seen["GetTask"].id == done_id and len(seen["GetTask"].history) == 0
-    assert [t.id for t in seen["ListTasks"].tasks] == [held_id]  # only this tenant's tasks
+    assert [t.id for t in seen["ListTasks"].tasks] == [
+        held_id
+    ]  # only this tenant's tasks
     assert [e.task.id for e in seen["SubscribeToTask"]] == [held_id]
     assert seen["CancelTask"].status.state == pb.TASK_STATE_CANCELED
     assert seen["CreateTaskPushNotificationConfig"].url == "https://example.test/hook"
@@ -132,15 +156,25 @@ def test_sdk_grpc_client_every_operation(three_bindings: tuple[str, str], tenant
     assert [c.id for c in seen["ListTaskPushNotificationConfigs"].configs] == ["c1"]
     assert list(seen["DeleteTaskPushNotificationConfig"].configs) == []
     extended = seen["GetExtendedAgentCard"]
-    assert extended.name == "generated-tables" and [s.id for s in extended.skills] == ["echo", "hold"]
+    assert extended.name == "generated-tables" and [s.id for s in extended.skills] == [
+        "echo",
+        "hold",
+    ]
     # over gRPC the call names no HTTP address: the extended card lists the gRPC interface
-    assert [(i.protocol_binding, i.url) for i in extended.supported_interfaces] == [("GRPC", target)]
+    assert [(i.protocol_binding, i.url) for i in extended.supported_interfaces] == [
+        ("GRPC", target)
+    ]
 
 
-def test_client_factory_dials_the_cards_grpc_interface(three_bindings: tuple[str, str]) -> None:
+def test_client_factory_dials_the_cards_grpc_interface(
+    three_bindings: tuple[str, str],
+) -> None:
     base, target = three_bindings
-    card = json_format.ParseDict(httpx.get(base + "/.well-known/agent-card.json", timeout=10).json(), pb.AgentCard(),
-                                 ignore_unknown_fields=True)
+    card = json_format.ParseDict(
+        httpx.get(base + "/.well-known/agent-card.json", timeout=10).json(),
+        pb.AgentCard(),
+        ignore_unknown_fields=True,
+    )
     dialled: list[str] = []
 
     def channel(url: str) -> grpc.aio.Channel:
@@ -148,14 +182,33 @@ def test_client_factory_dials_the_cards_grpc_interface(three_bindings: tuple[str
         return grpc.aio.insecure_channel(url)
 
     async def scenario() -> tuple[list[str], Any]:
-        streaming = ClientFactory(ClientConfig(streaming=True, supported_protocol_bindings=["GRPC"],
-                                               grpc_channel_factory=channel)).create(card)
-        unary = ClientFactory(ClientConfig(streaming=False, supported_protocol_bindings=["GRPC"],
-                                           grpc_channel_factory=channel)).create(card)
+        streaming = ClientFactory(
+            ClientConfig(
+                streaming=True,
+                supported_protocol_bindings=["GRPC"],
+                grpc_channel_factory=channel,
+            )
+        ).create(card)
+        unary = ClientFactory(
+            ClientConfig(
+                streaming=False,
+                supported_protocol_bindings=["GRPC"],
+                grpc_channel_factory=channel,
+            )
+        ).create(card)
         try:
-            kinds = [e.WhichOneof("payload") async for e in streaming.send_message(pb.SendMessageRequest(
-                message=_message("streamed")))]
-            [answer] = [e async for e in unary.send_message(pb.SendMessageRequest(message=_message("once")))]
+            kinds = [
+                e.WhichOneof("payload")
+                async for e in streaming.send_message(
+                    pb.SendMessageRequest(message=_message("streamed"))
+                )
+            ]
+            [answer] = [
+                e
+                async for e in unary.send_message(
+                    pb.SendMessageRequest(message=_message("once"))
+                )
+            ]
             return kinds, answer
         finally:
             await streaming.close()
@@ -166,14 +219,18 @@ def test_client_factory_dials_the_cards_grpc_interface(three_bindings: tuple[str
     assert kinds[0] == "task" and answer.task.status.state == pb.TASK_STATE_COMPLETED
 
 
-def test_the_extended_card_needs_the_token_over_grpc_too(three_bindings: tuple[str, str]) -> None:
+def test_the_extended_card_needs_the_token_over_grpc_too(
+    three_bindings: tuple[str, str],
+) -> None:
     _, target = three_bindings
 
     async def scenario() -> A2AClientError:
         transport = GrpcTransport(grpc.aio.insecure_channel(target), _card())
         try:
             with pytest.raises(A2AClientError) as caught:
-                await transport.get_extended_agent_card(pb.GetExtendedAgentCardRequest())
+                await transport.get_extended_agent_card(
+                    pb.GetExtendedAgentCardRequest()
+                )
             return caught.value
         finally:
             await transport.close()
@@ -203,22 +260,35 @@ class Refuser(MemoryAgent):
                 raise
         raise self.raise_()
 
-    async def subscribe_to_task(self, request: Any, context: CallContext) -> AsyncIterator[Any]:
+    async def subscribe_to_task(
+        self, request: Any, context: CallContext
+    ) -> AsyncIterator[Any]:
         try:
             while True:
-                yield {"task": {"id": request.get("id", ""), "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}
+                yield {
+                    "task": {
+                        "id": request.get("id", ""),
+                        "contextId": "c",
+                        "status": {"state": "TASK_STATE_WORKING"},
+                    }
+                }
                 await asyncio.sleep(0.05)
         finally:
             self.closed.set()
 
 
-SDK_CLASS = {kind.reason: errors.A2A_REASON_TO_ERROR[kind.reason] for kind in protocol.A2A_ERRORS.values()}
+SDK_CLASS = {
+    kind.reason: errors.A2A_REASON_TO_ERROR[kind.reason]
+    for kind in protocol.A2A_ERRORS.values()
+}
 
 
 @pytest.mark.parametrize("name", sorted(protocol.A2A_ERRORS))
 def test_every_a2a_error_reaches_the_sdk_as_its_class(name: str) -> None:
     kind = protocol.A2A_ERRORS[name]
-    handler = Refuser(lambda: protocol.A2AError(name, f"{name}: tâche-✓", metadata={"taskId": "t"}))
+    handler = Refuser(
+        lambda: protocol.A2AError(name, f"{name}: tâche-✓", metadata={"taskId": "t"})
+    )
 
     async def scenario() -> Exception:
         async with Served(handler) as target:
@@ -239,13 +309,32 @@ def test_every_a2a_error_reaches_the_sdk_as_its_class(name: str) -> None:
     ("make", "request_", "expected", "text"),
     [
         # the REQUIRED message is missing: refused before the handler runs
-        (lambda: RuntimeError("unused"), "send", errors.InvalidParamsError, "message: a REQUIRED field is missing"),
-        (lambda: Unauthenticated("no token here"), "get", A2AClientError, "UNAUTHENTICATED: no token here"),
-        (lambda: RuntimeError("secret internals"), "get", A2AClientError, "INTERNAL: internal error"),
+        (
+            lambda: RuntimeError("unused"),
+            "send",
+            errors.InvalidParamsError,
+            "message: a REQUIRED field is missing",
+        ),
+        (
+            lambda: Unauthenticated("no token here"),
+            "get",
+            A2AClientError,
+            "UNAUTHENTICATED: no token here",
+        ),
+        (
+            lambda: RuntimeError("secret internals"),
+            "get",
+            A2AClientError,
+            "INTERNAL: internal error",
+        ),
     ],
 )
-def test_refusals_and_bugs_reach_the_sdk(make: Callable[[], BaseException], request_: str,
-                                         expected: type[Exception], text: str) -> None:
+def test_refusals_and_bugs_reach_the_sdk(
+    make: Callable[[], BaseException],
+    request_: str,
+    expected: type[Exception],
+    text: str,
+) -> None:
     handler = Refuser(make)
 
     async def scenario() -> Exception:
@@ -276,7 +365,10 @@ def test_the_sdk_clients_deadline_cancels_the_handler() -> None:
             transport = GrpcTransport(grpc.aio.insecure_channel(target), _card())
             try:
                 with pytest.raises(A2AClientTimeoutError):
-                    await transport.get_task(pb.GetTaskRequest(id="slow"), context=ClientCallContext(timeout=0.3))
+                    await transport.get_task(
+                        pb.GetTaskRequest(id="slow"),
+                        context=ClientCallContext(timeout=0.3),
+                    )
                 for _ in range(50):
                     if handler.cancelled:
                         break
@@ -294,9 +386,16 @@ def test_a_client_leaving_a_stream_closes_the_handlers_iterator() -> None:
     async def scenario() -> bool:
         async with Served(handler) as target:
             card = _card()
-            card.supported_interfaces.add(url=target, protocol_binding="GRPC", protocol_version="1.0")
-            client = ClientFactory(ClientConfig(streaming=True, supported_protocol_bindings=["GRPC"],
-                                                grpc_channel_factory=grpc.aio.insecure_channel)).create(card)
+            card.supported_interfaces.add(
+                url=target, protocol_binding="GRPC", protocol_version="1.0"
+            )
+            client = ClientFactory(
+                ClientConfig(
+                    streaming=True,
+                    supported_protocol_bindings=["GRPC"],
+                    grpc_channel_factory=grpc.aio.insecure_channel,
+                )
+            ).create(card)
             stream = client.subscribe(pb.SubscribeToTaskRequest(id="t"))
             first = await anext(stream)
             assert first.task.id == "t"
@@ -320,32 +419,65 @@ async def _script(transport: Any) -> list[Any]:
     async def record(call: Any) -> None:
         try:
             answer = await call
-            out.append(json_format.MessageToDict(answer) if answer is not None else None)
+            out.append(
+                json_format.MessageToDict(answer) if answer is not None else None
+            )
         except errors.A2AError as exc:
             out.append((type(exc).__name__, exc.message))
 
-    await record(transport.send_message(pb.SendMessageRequest(message=_message("hello"))))
-    await record(transport.send_message(pb.SendMessageRequest(message=_message("hold"))))
-    out.append([json_format.MessageToDict(e) async for e in transport.send_message_streaming(
-        pb.SendMessageRequest(message=_message("s")))])
+    await record(
+        transport.send_message(pb.SendMessageRequest(message=_message("hello")))
+    )
+    await record(
+        transport.send_message(pb.SendMessageRequest(message=_message("hold")))
+    )
+    out.append(
+        [
+            json_format.MessageToDict(e)
+            async for e in transport.send_message_streaming(
+                pb.SendMessageRequest(message=_message("s"))
+            )
+        ]
+    )
     await record(transport.get_task(pb.GetTaskRequest(id="task-1", history_length=0)))
     await record(transport.get_task(pb.GetTaskRequest(id="task-1")))
-    await record(transport.list_tasks(pb.ListTasksRequest(status=pb.TASK_STATE_WORKING)))
+    await record(
+        transport.list_tasks(pb.ListTasksRequest(status=pb.TASK_STATE_WORKING))
+    )
     await record(transport.list_tasks(pb.ListTasksRequest()))
-    out.append([json_format.MessageToDict(e) async for e in transport.subscribe(pb.SubscribeToTaskRequest(id="task-2"))])
+    out.append(
+        [
+            json_format.MessageToDict(e)
+            async for e in transport.subscribe(pb.SubscribeToTaskRequest(id="task-2"))
+        ]
+    )
     await record(transport.cancel_task(pb.CancelTaskRequest(id="task-2")))
     await record(transport.cancel_task(pb.CancelTaskRequest(id="task-2")))
     await record(transport.get_task(pb.GetTaskRequest(id="nope")))
-    config = pb.TaskPushNotificationConfig(task_id="task-1", id="c1", url="https://example.test/hook")
+    config = pb.TaskPushNotificationConfig(
+        task_id="task-1", id="c1", url="https://example.test/hook"
+    )
     await record(transport.create_task_push_notification_config(config))
-    await record(transport.get_task_push_notification_config(
-        pb.GetTaskPushNotificationConfigRequest(task_id="task-1", id="c1")))
-    await record(transport.get_task_push_notification_config(
-        pb.GetTaskPushNotificationConfigRequest(task_id="task-1", id="c2")))
-    await record(transport.list_task_push_notification_configs(
-        pb.ListTaskPushNotificationConfigsRequest(task_id="task-1")))
-    await record(transport.delete_task_push_notification_config(
-        pb.DeleteTaskPushNotificationConfigRequest(task_id="task-1", id="c1")))
+    await record(
+        transport.get_task_push_notification_config(
+            pb.GetTaskPushNotificationConfigRequest(task_id="task-1", id="c1")
+        )
+    )
+    await record(
+        transport.get_task_push_notification_config(
+            pb.GetTaskPushNotificationConfigRequest(task_id="task-1", id="c2")
+        )
+    )
+    await record(
+        transport.list_task_push_notification_configs(
+            pb.ListTaskPushNotificationConfigsRequest(task_id="task-1")
+        )
+    )
+    await record(
+        transport.delete_task_push_notification_config(
+            pb.DeleteTaskPushNotificationConfigRequest(task_id="task-1", id="c1")
+        )
+    )
     await record(transport.get_extended_agent_card(pb.GetExtendedAgentCardRequest()))
     try:
         async for _ in transport.subscribe(pb.SubscribeToTaskRequest(id="task-1")):
@@ -360,21 +492,35 @@ def test_the_same_handler_answers_alike_over_all_three_bindings(tenant: str) -> 
     results: dict[str, list[Any]] = {}
 
     async def over_http(kind: str, base: str) -> list[Any]:
-        async with httpx.AsyncClient(timeout=10, headers={"A2A-Version": "1.0"}) as http:
-            transport: Any = (RestTransport(http, _card(), f"{base}/rest") if kind == "rest"
-                              else JsonRpcTransport(http, _card(), f"{base}/jsonrpc"))
-            return await _script(TenantTransportDecorator(transport, tenant) if tenant else transport)
+        async with httpx.AsyncClient(
+            timeout=10, headers={"A2A-Version": "1.0"}
+        ) as http:
+            transport: Any = (
+                RestTransport(http, _card(), f"{base}/rest")
+                if kind == "rest"
+                else JsonRpcTransport(http, _card(), f"{base}/jsonrpc")
+            )
+            return await _script(
+                TenantTransportDecorator(transport, tenant) if tenant else transport
+            )
 
     async def over_grpc() -> list[Any]:
         async with Served(MemoryAgent()) as target:
             transport: Any = GrpcTransport(grpc.aio.insecure_channel(target), _card())
             try:
-                return await _script(TenantTransportDecorator(transport, tenant) if tenant else transport)
+                return await _script(
+                    TenantTransportDecorator(transport, tenant) if tenant else transport
+                )
             finally:
                 await transport.close()
 
     for kind in ("rest", "jsonrpc"):
-        app = asgi.create_app(MemoryAgent(), agent_card=CARD, http_json_prefix="/rest", jsonrpc_path="/jsonrpc")
+        app = asgi.create_app(
+            MemoryAgent(),
+            agent_card=CARD,
+            http_json_prefix="/rest",
+            jsonrpc_path="/jsonrpc",
+        )
         with running(app) as base:
             results[kind] = asyncio.run(asyncio.wait_for(over_http(kind, base), 60))
     results["grpc"] = asyncio.run(asyncio.wait_for(over_grpc(), 60))
@@ -388,28 +534,45 @@ def test_the_same_handler_answers_alike_over_all_three_bindings(tenant: str) -> 
 
 def Gateway(target: str) -> GrpcGateway:  # noqa: N802
     """``asgi.create_app(Backend(channel))`` in front of ``target``."""
-    return GrpcGateway(target, lambda channel: asgi.create_app(
-        grpc_binding.Backend(channel, timeout=10), agent_card=CARD, http_json_prefix="/rest",
-        jsonrpc_path="/jsonrpc"))
+    return GrpcGateway(
+        target,
+        lambda channel: asgi.create_app(
+            grpc_binding.Backend(channel, timeout=10),
+            agent_card=CARD,
+            http_json_prefix="/rest",
+            jsonrpc_path="/jsonrpc",
+        ),
+    )
 
 
 @pytest.mark.parametrize("kind", ["rest", "jsonrpc"])
-def test_backend_makes_create_app_a_gateway_to_a_grpc_agent(three_bindings: tuple[str, str], kind: str) -> None:
+def test_backend_makes_create_app_a_gateway_to_a_grpc_agent(
+    three_bindings: tuple[str, str], kind: str
+) -> None:
     _, target = three_bindings
 
     async def scenario(base: str) -> dict[str, Any]:
-        async with httpx.AsyncClient(timeout=10, headers={"A2A-Version": "1.0", "Authorization": BEARER}) as http:
-            transport: Any = (RestTransport(http, _card(), f"{base}/rest") if kind == "rest"
-                              else JsonRpcTransport(http, _card(), f"{base}/jsonrpc"))
+        async with httpx.AsyncClient(
+            timeout=10, headers={"A2A-Version": "1.0", "Authorization": BEARER}
+        ) as http:
+            transport: Any = (
+                RestTransport(http, _card(), f"{base}/rest")
+                if kind == "rest"
+                else JsonRpcTransport(http, _card(), f"{base}/jsonrpc")
+            )
             return await _every_operation(TenantTransportDecorator(transport, "gw"))
 
     with running(Gateway(target)) as base:
         seen = asyncio.run(asyncio.wait_for(scenario(base), 60))
     done_id, held_id = seen["ids"]
     assert seen["SendMessage"] == (pb.TASK_STATE_COMPLETED, pb.TASK_STATE_WORKING)
-    assert [t.id for t in seen["ListTasks"].tasks] == [held_id]  # the tenant went through
+    assert [t.id for t in seen["ListTasks"].tasks] == [
+        held_id
+    ]  # the tenant went through
     assert seen["CancelTask"].status.state == pb.TASK_STATE_CANCELED
-    assert seen["GetExtendedAgentCard"].name == "generated-tables"  # the token was forwarded
+    assert (
+        seen["GetExtendedAgentCard"].name == "generated-tables"
+    )  # the token was forwarded
 
 
 def test_backend_makes_add_to_server_a_proxy() -> None:
@@ -419,11 +582,17 @@ def test_backend_makes_add_to_server_a_proxy() -> None:
                 async with Served(grpc_binding.Backend(channel)) as proxy:
                     transport = GrpcTransport(grpc.aio.insecure_channel(proxy), _card())
                     try:
-                        sent = await transport.send_message(pb.SendMessageRequest(message=_message("hi")))
+                        sent = await transport.send_message(
+                            pb.SendMessageRequest(message=_message("hi"))
+                        )
                         with pytest.raises(errors.TaskNotFoundError) as caught:
                             await transport.get_task(pb.GetTaskRequest(id="nope"))
-                        kinds = [e.WhichOneof("payload") async for e in transport.send_message_streaming(
-                            pb.SendMessageRequest(message=_message("s")))]
+                        kinds = [
+                            e.WhichOneof("payload")
+                            async for e in transport.send_message_streaming(
+                                pb.SendMessageRequest(message=_message("s"))
+                            )
+                        ]
                         return sent, caught.value, kinds
                     finally:
                         await transport.close()
@@ -452,8 +621,12 @@ def test_backend_against_a2a_sdks_own_grpc_server() -> None:
             await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
     async def scenario() -> tuple[Any, Any, list[str], Exception]:
-        card = pb.AgentCard(name="sdk", version="1", capabilities=pb.AgentCapabilities(streaming=True))
-        handler = DefaultRequestHandler(agent_executor=Completer(), task_store=InMemoryTaskStore(), agent_card=card)
+        card = pb.AgentCard(
+            name="sdk", version="1", capabilities=pb.AgentCapabilities(streaming=True)
+        )
+        handler = DefaultRequestHandler(
+            agent_executor=Completer(), task_store=InMemoryTaskStore(), agent_card=card
+        )
         server = grpc.aio.server()
         a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
         port = server.add_insecure_port("127.0.0.1:0")
@@ -461,11 +634,19 @@ def test_backend_against_a2a_sdks_own_grpc_server() -> None:
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
                 backend = grpc_binding.Backend(channel, timeout=10)
-                message = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+                message = {
+                    "messageId": "m1",
+                    "role": "ROLE_USER",
+                    "parts": [{"text": "hi"}],
+                }
                 sent = await backend.send_message({"message": message}, None)  # type: ignore[arg-type]
                 got = await backend.get_task({"id": sent["task"]["id"]}, None)  # type: ignore[arg-type]
-                events = [next(iter(e)) async for e in backend.send_streaming_message(
-                    {"message": {**message, "messageId": "m2"}}, None)]  # type: ignore[arg-type]
+                events = [
+                    next(iter(e))
+                    async for e in backend.send_streaming_message(
+                        {"message": {**message, "messageId": "m2"}}, None
+                    )
+                ]  # type: ignore[arg-type]
                 with pytest.raises(protocol.A2AError) as caught:
                     await backend.get_task({"id": "does-not-exist"}, None)  # type: ignore[arg-type]
                 return sent, got, events, caught.value
@@ -473,7 +654,10 @@ def test_backend_against_a2a_sdks_own_grpc_server() -> None:
             await server.stop(None)
 
     sent, got, events, error = asyncio.run(asyncio.wait_for(scenario(), 30))
-    assert sent["task"]["status"]["state"] in ("TASK_STATE_SUBMITTED", "TASK_STATE_COMPLETED")
+    assert sent["task"]["status"]["state"] in (
+        "TASK_STATE_SUBMITTED",
+        "TASK_STATE_COMPLETED",
+    )
     assert got["status"]["state"] == "TASK_STATE_COMPLETED"
     assert events[0] == "task" and "statusUpdate" in events
     assert error.name == "TaskNotFoundError"  # type: ignore[attr-defined]
@@ -484,8 +668,12 @@ def test_backend_against_a2a_sdks_own_grpc_server() -> None:
 
 def test_the_committed_package_names_a2a_sdks_module() -> None:
     assert grpc_binding.PB2_MODULE == "a2a.types.a2a_pb2"
-    response = generate(request_from_module(parameter="grpc=true,pb2_module=my.pkg.a2a_pb2"))
-    source = next(f.content for f in response.file if f.name.endswith("/grpc_binding.py"))
+    response = generate(
+        request_from_module(parameter="grpc=true,pb2_module=my.pkg.a2a_pb2")
+    )
+    source = next(
+        f.content for f in response.file if f.name.endswith("/grpc_binding.py")
+    )
     assert 'PB2_MODULE = "my.pkg.a2a_pb2"' in source
     plain = generate(request_from_module())
     assert not [f.name for f in plain.file if "grpc" in f.name]
@@ -495,11 +683,19 @@ def test_the_option_is_for_a2a_services_and_checked() -> None:
     library = ROOT / "proto" / "features" / "library.proto"
     response, _ = run_plugin(library, "grpc=true")
     assert "option grpc=true" in response.error and "no A2A service" in response.error
-    assert "needs grpc=true" in generate(request_from_module(parameter="pb2_module=x_pb2")).error
-    assert "not a dotted module name" in generate(request_from_module(parameter="grpc=true,pb2_module=x-y")).error
+    assert (
+        "needs grpc=true"
+        in generate(request_from_module(parameter="pb2_module=x_pb2")).error
+    )
+    assert (
+        "not a dotted module name"
+        in generate(request_from_module(parameter="grpc=true,pb2_module=x-y")).error
+    )
 
 
-def test_a_package_from_protoc_is_served_with_protocs_own_pb2_module(tmp_path: Path) -> None:
+def test_a_package_from_protoc_is_served_with_protocs_own_pb2_module(
+    tmp_path: Path,
+) -> None:
     """The upstream proto through the plugin (default pb2_module: ``a2a_pb2``) and
     protoc's ``--python_out``, served and called in a fresh interpreter (a2a-sdk's own
     a2a.proto would clash in protobuf's default pool)."""
@@ -510,14 +706,27 @@ def test_a_package_from_protoc_is_served_with_protocs_own_pb2_module(tmp_path: P
     for file in response.file:
         (tmp_path / file.name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / file.name).write_text(file.content)
-    assert 'PB2_MODULE = "a2a_pb2"' in (tmp_path / "a2a_binding" / "grpc_binding.py").read_text()
+    assert (
+        'PB2_MODULE = "a2a_pb2"'
+        in (tmp_path / "a2a_binding" / "grpc_binding.py").read_text()
+    )
     from codegen.inputs import include_paths
 
     from grpc_tools import protoc
 
-    assert protoc.main(["protoc", f"-I{proto.parent}", *[f"-I{p}" for p in include_paths()],
-                        f"--python_out={tmp_path}", proto.name]) == 0
-    script = textwrap.dedent('''
+    assert (
+        protoc.main(
+            [
+                "protoc",
+                f"-I{proto.parent}",
+                *[f"-I{p}" for p in include_paths()],
+                f"--python_out={tmp_path}",
+                proto.name,
+            ]
+        )
+        == 0
+    )
+    script = textwrap.dedent("""
         import asyncio, grpc, grpc.aio
         import a2a_pb2
         from a2a_binding import grpc_binding
@@ -543,16 +752,24 @@ def test_a_package_from_protoc_is_served_with_protocs_own_pb2_module(tmp_path: P
             await server.stop(None)
 
         asyncio.run(main())
-    ''')
-    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
-                            timeout=120, env={"PYTHONPATH": str(tmp_path), "PATH": ""})
+    """)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(tmp_path), "PATH": ""},
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["t1", "acme"]
 
 
-def test_mypy_names_the_methods_a_handler_for_add_to_server_lacks(tmp_path: Path) -> None:
+def test_mypy_names_the_methods_a_handler_for_add_to_server_lacks(
+    tmp_path: Path,
+) -> None:
     snippet = tmp_path / "snippet.py"
-    snippet.write_text(textwrap.dedent('''
+    snippet.write_text(textwrap.dedent("""
         import grpc.aio
         from a2a_binding import grpc_binding, messages
         from a2a_binding.handler import CallContext
@@ -563,12 +780,26 @@ def test_mypy_names_the_methods_a_handler_for_add_to_server_lacks(tmp_path: Path
 
         grpc_binding.add_to_server(Partial(), grpc.aio.server())
         grpc_binding.add_to_server(grpc_binding.Backend(grpc.aio.insecure_channel("x")), grpc.aio.server())
-    '''))
+    """))
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy"),
-         str(snippet)],
-        capture_output=True, text=True, timeout=300, cwd=GENERATED, env={"MYPYPATH": str(GENERATED), "PATH": ""},
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            str(tmp_path / ".mypy"),
+            str(snippet),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=GENERATED,
+        env={"MYPYPATH": str(GENERATED), "PATH": ""},
     )
     assert result.returncode == 1, result.stdout + result.stderr
-    assert 'Argument 1 to "add_to_server" has incompatible type "Partial"' in result.stdout
+    assert (
+        'Argument 1 to "add_to_server" has incompatible type "Partial"' in result.stdout
+    )
     assert result.stdout.count(": error:") == 1, result.stdout

@@ -6,7 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codegen.http_rule import SegmentKind, TemplateError, overlap_example, parse_template
+from codegen.http_rule import (
+    SegmentKind,
+    TemplateError,
+    overlap_example,
+    parse_template,
+)
 
 
 @pytest.mark.parametrize(
@@ -17,12 +22,25 @@ from codegen.http_rule import SegmentKind, TemplateError, overlap_example, parse
         ("/tasks/{id}", ("tasks", "*"), [("id", 1, 2, True)], None),
         ("/tasks/{id=*}", ("tasks", "*"), [("id", 1, 2, True)], None),
         ("/message:send", ("message", ":send"), [], "send"),
-        ("/{tenant}/tasks/{id=*}:cancel", ("*", "tasks", "*", ":cancel"),
-         [("tenant", 0, 1, True), ("id", 2, 3, True)], "cancel"),
+        (
+            "/{tenant}/tasks/{id=*}:cancel",
+            ("*", "tasks", "*", ":cancel"),
+            [("tenant", 0, 1, True), ("id", 2, 3, True)],
+            "cancel",
+        ),
         ("/v1/{name=tasks/*}", ("v1", "tasks", "*"), [("name", 1, 3, False)], None),
-        ("/v1/{name=shelves/*/books/*}:move", ("v1", "shelves", "*", "books", "*", ":move"),
-         [("name", 1, 5, False)], "move"),
-        ("/v1/{book.name=shelves/*}", ("v1", "shelves", "*"), [("book.name", 1, 3, False)], None),
+        (
+            "/v1/{name=shelves/*/books/*}:move",
+            ("v1", "shelves", "*", "books", "*", ":move"),
+            [("name", 1, 5, False)],
+            "move",
+        ),
+        (
+            "/v1/{book.name=shelves/*}",
+            ("v1", "shelves", "*"),
+            [("book.name", 1, 3, False)],
+            None,
+        ),
         ("/files/{path=**}", ("files", "**"), [("path", 1, None, False)], None),
         ("/a/**", ("a", "**"), [], None),
         # http.proto: "**" is the last part of the path "except the Verb".
@@ -35,11 +53,18 @@ from codegen.http_rule import SegmentKind, TemplateError, overlap_example, parse
         ("/a-b.c_d~e/{_x1}", ("a-b.c_d~e", "*"), [("_x1", 1, 2, True)], None),
     ],
 )
-def test_parses(text: str, shape: tuple[str, ...], variables: list[tuple[object, ...]], verb: str | None) -> None:
+def test_parses(
+    text: str,
+    shape: tuple[str, ...],
+    variables: list[tuple[object, ...]],
+    verb: str | None,
+) -> None:
     template = parse_template(text)
     assert template.source == text
     assert template.shape == shape
-    assert [(v.name, v.start, v.end, v.single_segment) for v in template.variables] == variables
+    assert [
+        (v.name, v.start, v.end, v.single_segment) for v in template.variables
+    ] == variables
     assert template.verb == verb
 
 
@@ -94,8 +119,11 @@ def test_pieces_for_building() -> None:
     [
         ("/tasks/{id}", "/{tenant}/tasks", "/tasks/tasks"),
         ("/tasks/{id}", "/{tenant}/extendedAgentCard", "/tasks/extendedAgentCard"),
-        ("/{tenant}/tasks/{id}", "/tasks/{task_id}/pushNotificationConfigs",
-         "/tasks/tasks/pushNotificationConfigs"),
+        (
+            "/{tenant}/tasks/{id}",
+            "/tasks/{task_id}/pushNotificationConfigs",
+            "/tasks/tasks/pushNotificationConfigs",
+        ),
         ("/tasks/{id}", "/tasks", None),
         ("/tasks/{id}:cancel", "/tasks/{id}", None),
         ("/a/{x=**}", "/a", None),  # a variable never matches empty
@@ -108,7 +136,11 @@ def test_pieces_for_building() -> None:
         ("/a/{x=**}:run", "/a:run", None),
         ("/a/{x=**}:run", "/b/{x=**}:run", None),
         ("/a/b", "/a/c", None),
-        ("/v1/{name=tasks/*}:cancel", "/v1/{parent=tasks/*}:cancel", "/v1/tasks/x:cancel"),
+        (
+            "/v1/{name=tasks/*}:cancel",
+            "/v1/{parent=tasks/*}:cancel",
+            "/v1/tasks/x:cancel",
+        ),
     ],
 )
 def test_overlap_example(first: str, second: str, example: str | None) -> None:
@@ -134,7 +166,9 @@ def _templates(draw: st.DrawFn) -> str:
         elif kind == "star":
             parts.append("*")
         else:
-            name = draw(st.sampled_from([n for n in _idents if n not in names] or ["last"]))
+            name = draw(
+                st.sampled_from([n for n in _idents if n not in names] or ["last"])
+            )
             if name in names:
                 continue
             names.add(name)
@@ -152,7 +186,8 @@ def _templates(draw: st.DrawFn) -> str:
 def test_valid_templates_parse_and_rebuild(text: str) -> None:
     template = parse_template(text)
     rebuilt = "".join(
-        p if isinstance(p, str) else "{" + p.name + "=" + p.pattern + "}" for p in template.pieces
+        p if isinstance(p, str) else "{" + p.name + "=" + p.pattern + "}"
+        for p in template.pieces
     )
     assert parse_template(rebuilt).shape == template.shape
     for variable in template.variables:
@@ -167,10 +202,14 @@ def test_arbitrary_text_parses_or_raises_template_error(text: str) -> None:
         assert 0 <= exc.column <= len(text)
     else:
         assert template.source == text
-        assert all(s.kind is not SegmentKind.DEEP_WILDCARD for s in template.segments[:-1])
+        assert all(
+            s.kind is not SegmentKind.DEEP_WILDCARD for s in template.segments[:-1]
+        )
 
 
-@pytest.mark.parametrize("text", ["/../{id}", "/./x", "/a/..", "/v1/{name=a/../*}", "/x:.."])
+@pytest.mark.parametrize(
+    "text", ["/../{id}", "/./x", "/a/..", "/v1/{name=a/../*}", "/x:.."]
+)
 def test_dot_segments_are_refused(text: str) -> None:
     if text == "/x:..":
         assert parse_template(text).verb == ".."  # a custom verb is not a segment

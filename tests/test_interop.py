@@ -46,35 +46,66 @@ def our_server() -> Iterator[str]:
 
 
 def _message(text: str) -> pb.Message:
-    return pb.Message(message_id=f"m-{text}", role=pb.ROLE_USER, parts=[pb.Part(text=text)])
+    return pb.Message(
+        message_id=f"m-{text}", role=pb.ROLE_USER, parts=[pb.Part(text=text)]
+    )
 
 
 async def _every_operation(transport: Any) -> dict[str, Any]:
     """All 11 operations through one SDK client transport; returns what came back."""
     seen: dict[str, Any] = {}
-    done = (await transport.send_message(pb.SendMessageRequest(message=_message("hello")))).task
-    held = (await transport.send_message(pb.SendMessageRequest(message=_message("hold")))).task
+    done = (
+        await transport.send_message(pb.SendMessageRequest(message=_message("hello")))
+    ).task
+    held = (
+        await transport.send_message(pb.SendMessageRequest(message=_message("hold")))
+    ).task
     seen["SendMessage"] = (done.status.state, held.status.state)
-    events = [e async for e in transport.send_message_streaming(pb.SendMessageRequest(message=_message("s")))]
+    events = [
+        e
+        async for e in transport.send_message_streaming(
+            pb.SendMessageRequest(message=_message("s"))
+        )
+    ]
     seen["SendStreamingMessage"] = [e.WhichOneof("payload") for e in events]
-    seen["GetTask"] = await transport.get_task(pb.GetTaskRequest(id=done.id, history_length=0))
-    seen["ListTasks"] = await transport.list_tasks(pb.ListTasksRequest(status=pb.TASK_STATE_WORKING))
+    seen["GetTask"] = await transport.get_task(
+        pb.GetTaskRequest(id=done.id, history_length=0)
+    )
+    seen["ListTasks"] = await transport.list_tasks(
+        pb.ListTasksRequest(status=pb.TASK_STATE_WORKING)
+    )
     seen["SubscribeToTask"] = []
     async for event in transport.subscribe(pb.SubscribeToTaskRequest(id=held.id)):
         seen["SubscribeToTask"].append(event)
         break  # the held task keeps working: its stream stays open, the first event is the Task
     seen["CancelTask"] = await transport.cancel_task(pb.CancelTaskRequest(id=held.id))
-    config = pb.TaskPushNotificationConfig(task_id=done.id, id="c1", url="https://example.test/hook")
-    seen["CreateTaskPushNotificationConfig"] = await transport.create_task_push_notification_config(config)
-    seen["GetTaskPushNotificationConfig"] = await transport.get_task_push_notification_config(
-        pb.GetTaskPushNotificationConfigRequest(task_id=done.id, id="c1"))
-    seen["ListTaskPushNotificationConfigs"] = await transport.list_task_push_notification_configs(
-        pb.ListTaskPushNotificationConfigsRequest(task_id=done.id))
+    config = pb.TaskPushNotificationConfig(
+        task_id=done.id, id="c1", url="https://example.test/hook"
+    )
+    seen["CreateTaskPushNotificationConfig"] = (
+        await transport.create_task_push_notification_config(config)
+    )
+    seen["GetTaskPushNotificationConfig"] = (
+        await transport.get_task_push_notification_config(
+            pb.GetTaskPushNotificationConfigRequest(task_id=done.id, id="c1")
+        )
+    )
+    seen["ListTaskPushNotificationConfigs"] = (
+        await transport.list_task_push_notification_configs(
+            pb.ListTaskPushNotificationConfigsRequest(task_id=done.id)
+        )
+    )
     await transport.delete_task_push_notification_config(
-        pb.DeleteTaskPushNotificationConfigRequest(task_id=done.id, id="c1"))
-    seen["DeleteTaskPushNotificationConfig"] = await transport.list_task_push_notification_configs(
-        pb.ListTaskPushNotificationConfigsRequest(task_id=done.id))
-    seen["GetExtendedAgentCard"] = await transport.get_extended_agent_card(pb.GetExtendedAgentCardRequest())
+        pb.DeleteTaskPushNotificationConfigRequest(task_id=done.id, id="c1")
+    )
+    seen["DeleteTaskPushNotificationConfig"] = (
+        await transport.list_task_push_notification_configs(
+            pb.ListTaskPushNotificationConfigsRequest(task_id=done.id)
+        )
+    )
+    seen["GetExtendedAgentCard"] = await transport.get_extended_agent_card(
+        pb.GetExtendedAgentCardRequest()
+    )
     seen["ids"] = (done.id, held.id)
     with pytest.raises(errors.TaskNotFoundError):
         await transport.get_task(pb.GetTaskRequest(id="no-such-task"))
@@ -87,15 +118,23 @@ async def _every_operation(transport: Any) -> dict[str, Any]:
 
 
 def _transport(kind: str, client: httpx.AsyncClient, base: str, tenant: str) -> Any:
-    card = pb.AgentCard(name="x", capabilities=pb.AgentCapabilities(streaming=True, extended_agent_card=True))
-    transport = (RestTransport(client, card, f"{base}/rest") if kind == "rest"
-                 else JsonRpcTransport(client, card, f"{base}/jsonrpc"))
+    card = pb.AgentCard(
+        name="x",
+        capabilities=pb.AgentCapabilities(streaming=True, extended_agent_card=True),
+    )
+    transport = (
+        RestTransport(client, card, f"{base}/rest")
+        if kind == "rest"
+        else JsonRpcTransport(client, card, f"{base}/jsonrpc")
+    )
     return TenantTransportDecorator(transport, tenant) if tenant else transport
 
 
 @pytest.mark.parametrize("tenant", ["", "acme"])
 @pytest.mark.parametrize("kind", ["rest", "jsonrpc"])
-def test_sdk_clients_against_our_server(our_server: str, kind: str, tenant: str) -> None:
+def test_sdk_clients_against_our_server(
+    our_server: str, kind: str, tenant: str
+) -> None:
     sent: list[str] = []
 
     async def record(request: httpx.Request) -> None:
@@ -104,7 +143,9 @@ def test_sdk_clients_against_our_server(our_server: str, kind: str, tenant: str)
     async def scenario() -> dict[str, Any]:
         # The extended card needs the example's bearer token; the other operations ignore it.
         bearer = {"Authorization": f"Bearer {example_server().DEFAULT_TOKEN}"}
-        async with httpx.AsyncClient(timeout=10, headers=bearer, event_hooks={"request": [record]}) as client:
+        async with httpx.AsyncClient(
+            timeout=10, headers=bearer, event_hooks={"request": [record]}
+        ) as client:
             return await _every_operation(_transport(kind, client, our_server, tenant))
 
     seen = asyncio.run(scenario())
@@ -112,7 +153,9 @@ def test_sdk_clients_against_our_server(our_server: str, kind: str, tenant: str)
     assert seen["SendMessage"] == (pb.TASK_STATE_COMPLETED, pb.TASK_STATE_WORKING)
     assert seen["SendStreamingMessage"] == ["task", "status_update"]
     assert seen["GetTask"].id == done_id and len(seen["GetTask"].history) == 0
-    assert [t.id for t in seen["ListTasks"].tasks] == [held_id]  # only this tenant's tasks
+    assert [t.id for t in seen["ListTasks"].tasks] == [
+        held_id
+    ]  # only this tenant's tasks
     assert [e.task.id for e in seen["SubscribeToTask"]] == [held_id]
     assert seen["CancelTask"].status.state == pb.TASK_STATE_CANCELED
     assert seen["CreateTaskPushNotificationConfig"].url == "https://example.test/hook"
@@ -134,12 +177,16 @@ def test_tenants_are_kept_apart(our_server: str) -> None:
         async with httpx.AsyncClient(timeout=10) as client:
             acme = _transport("rest", client, our_server, "tenant-b")
             plain = _transport("jsonrpc", client, our_server, "")
-            task = (await acme.send_message(pb.SendMessageRequest(message=_message("hold")))).task
+            task = (
+                await acme.send_message(pb.SendMessageRequest(message=_message("hold")))
+            ).task
             mine = await acme.list_tasks(pb.ListTasksRequest())
             theirs = await plain.list_tasks(pb.ListTasksRequest())
             with pytest.raises(errors.TaskNotFoundError):
                 await plain.get_task(pb.GetTaskRequest(id=task.id))
-            return [t.id for t in mine.tasks], [t.id for t in theirs.tasks if t.id == task.id]
+            return [t.id for t in mine.tasks], [
+                t.id for t in theirs.tasks if t.id == task.id
+            ]
 
     mine, theirs = asyncio.run(scenario())
     assert len(mine) == 1 and theirs == []
@@ -153,20 +200,37 @@ def test_our_server_error_answers(our_server: str) -> None:
         assert error["code"] == 400 and error["status"] == "INVALID_ARGUMENT"
         assert error["details"][0]["fieldViolations"][0]["field"] == "pageSize"
         wrong_verb = client.delete("/rest/tasks")
-        assert wrong_verb.status_code == 405 and wrong_verb.headers["allow"] == "GET, HEAD"
+        assert (
+            wrong_verb.status_code == 405 and wrong_verb.headers["allow"] == "GET, HEAD"
+        )
         assert client.get("/rest/nope").status_code == 404
         missing = client.get("/rest/tasks/nope")
         assert missing.status_code == 404
         assert missing.json()["error"]["details"][0]["reason"] == "TASK_NOT_FOUND"
-        rpc = client.post("/jsonrpc", content=b'{"jsonrpc": "2.0", "id": 9, "method": "tasks/get"}')
-        assert rpc.json() == {"jsonrpc": "2.0", "id": 9, "error": {"code": -32601, "message": "Method not found: tasks/get"}}
+        rpc = client.post(
+            "/jsonrpc", content=b'{"jsonrpc": "2.0", "id": 9, "method": "tasks/get"}'
+        )
+        assert rpc.json() == {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "error": {"code": -32601, "message": "Method not found: tasks/get"},
+        }
         card = client.get("/acme/.well-known/agent-card.json")
         assert card.status_code == 200 and card.json()["name"] == "generated-tables"
 
 
 # --- the SDK's server, our client -------------------------------------------------------
 
-AWKWARD_IDS = ["a/b", "a?b", "a#b", "a b", "\u00e9t\u00e9-\u2713", "a%2Fb", "tasks", ":cancel"]
+AWKWARD_IDS = [
+    "a/b",
+    "a?b",
+    "a#b",
+    "a b",
+    "\u00e9t\u00e9-\u2713",
+    "a%2Fb",
+    "tasks",
+    ":cancel",
+]
 # Known limitation of the SDK server (not of our encoding): Starlette routes on the
 # percent-decoded path, so "%2F" becomes a separator and the route no longer matches.
 SDK_DECODES_SLASH = "a2a-sdk's Starlette routes match the decoded path: an escaped '/' splits the segment"
@@ -180,7 +244,9 @@ def sdk_server() -> Iterator[tuple[str, Any]]:
     from a2a.server.request_handlers import DefaultRequestHandlerV2
     from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
     from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
-    from a2a.server.tasks.inmemory_push_notification_config_store import InMemoryPushNotificationConfigStore
+    from a2a.server.tasks.inmemory_push_notification_config_store import (
+        InMemoryPushNotificationConfigStore,
+    )
     from starlette.applications import Starlette
 
     class Completer(AgentExecutor):
@@ -200,24 +266,50 @@ def sdk_server() -> Iterator[tuple[str, Any]]:
         async def cancel(self, context: Any, event_queue: Any) -> None:
             await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
-    card = pb.AgentCard(name="sdk-server", description="a2a-sdk", version="1",
-                        capabilities=pb.AgentCapabilities(streaming=True, push_notifications=True,
-                                                          extended_agent_card=True))
+    card = pb.AgentCard(
+        name="sdk-server",
+        description="a2a-sdk",
+        version="1",
+        capabilities=pb.AgentCapabilities(
+            streaming=True, push_notifications=True, extended_agent_card=True
+        ),
+    )
     store = InMemoryTaskStore()
     for task_id in AWKWARD_IDS:
-        task = pb.Task(id=task_id, context_id="ctx", status=pb.TaskStatus(state=pb.TASK_STATE_WORKING))
+        task = pb.Task(
+            id=task_id,
+            context_id="ctx",
+            status=pb.TaskStatus(state=pb.TASK_STATE_WORKING),
+        )
         asyncio.run(store.save(task, ServerCallContext()))
-    handler = DefaultRequestHandlerV2(agent_executor=Completer(), task_store=store, agent_card=card,
-                                      push_config_store=InMemoryPushNotificationConfigStore(),
-                                      extended_agent_card=card)
-    app = Starlette(routes=[*create_jsonrpc_routes(handler, rpc_url="/jsonrpc"), *create_rest_routes(handler)])
+    handler = DefaultRequestHandlerV2(
+        agent_executor=Completer(),
+        task_store=store,
+        agent_card=card,
+        push_config_store=InMemoryPushNotificationConfigStore(),
+        extended_agent_card=card,
+    )
+    app = Starlette(
+        routes=[
+            *create_jsonrpc_routes(handler, rpc_url="/jsonrpc"),
+            *create_rest_routes(handler),
+        ]
+    )
     with running(app) as base:
         yield base, card
 
 
-def _send(client: httpx.Client, a2a: ModuleType, rpc: str, request: dict[str, Any], tenant: str = "") -> httpx.Response:
+def _send(
+    client: httpx.Client,
+    a2a: ModuleType,
+    rpc: str,
+    request: dict[str, Any],
+    tenant: str = "",
+) -> httpx.Response:
     built = a2a.routes.build(rpc, request, tenant=tenant or None)
-    return client.request(built.verb, built.path, params=built.query, json=built.body, headers=HEADERS)
+    return client.request(
+        built.verb, built.path, params=built.query, json=built.body, headers=HEADERS
+    )
 
 
 def _events(response: httpx.Response, limit: int | None) -> list[Any]:
@@ -232,37 +324,104 @@ def _events(response: httpx.Response, limit: int | None) -> list[Any]:
     return events
 
 
-def _stream(client: httpx.Client, a2a: ModuleType, rpc: str, request: dict[str, Any], tenant: str = "",
-            limit: int | None = None) -> list[Any]:
+def _stream(
+    client: httpx.Client,
+    a2a: ModuleType,
+    rpc: str,
+    request: dict[str, Any],
+    tenant: str = "",
+    limit: int | None = None,
+) -> list[Any]:
     built = a2a.routes.build(rpc, request, tenant=tenant or None)
-    with client.stream(built.verb, built.path, params=built.query, json=built.body, headers=HEADERS) as response:
+    with client.stream(
+        built.verb, built.path, params=built.query, json=built.body, headers=HEADERS
+    ) as response:
         assert response.status_code == 200, response.read()
         return _events(response, limit)
 
 
 @pytest.mark.parametrize("tenant", ["", "acme"])
-def test_our_http_client_against_the_sdk_server(sdk_server: tuple[str, Any], a2a: ModuleType, tenant: str) -> None:
+def test_our_http_client_against_the_sdk_server(
+    sdk_server: tuple[str, Any], a2a: ModuleType, tenant: str
+) -> None:
     base, _ = sdk_server
     with httpx.Client(base_url=base, timeout=10) as client:
-        sent = _send(client, a2a, "SendMessage", {"message": {"messageId": "m1", "role": "ROLE_USER",
-                                                               "parts": [{"text": "hold"}]}}, tenant)
+        sent = _send(
+            client,
+            a2a,
+            "SendMessage",
+            {
+                "message": {
+                    "messageId": "m1",
+                    "role": "ROLE_USER",
+                    "parts": [{"text": "hold"}],
+                }
+            },
+            tenant,
+        )
         assert sent.status_code == 200, sent.text
         task_id = sent.json()["task"]["id"]
-        events = _stream(client, a2a, "SendStreamingMessage",
-                         {"message": {"messageId": "m2", "role": "ROLE_USER", "parts": [{"text": "go"}]}}, tenant)
+        events = _stream(
+            client,
+            a2a,
+            "SendStreamingMessage",
+            {
+                "message": {
+                    "messageId": "m2",
+                    "role": "ROLE_USER",
+                    "parts": [{"text": "go"}],
+                }
+            },
+            tenant,
+        )
         assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
         got = _send(client, a2a, "GetTask", {"id": task_id, "historyLength": 0}, tenant)
-        assert got.status_code == 200 and got.json()["id"] == task_id and "history" not in got.json()
-        listed = _send(client, a2a, "ListTasks", {"status": "TASK_STATE_WORKING", "pageSize": 50}, tenant)
+        assert (
+            got.status_code == 200
+            and got.json()["id"] == task_id
+            and "history" not in got.json()
+        )
+        listed = _send(
+            client,
+            a2a,
+            "ListTasks",
+            {"status": "TASK_STATE_WORKING", "pageSize": 50},
+            tenant,
+        )
         assert task_id in [t["id"] for t in listed.json()["tasks"]]
-        subscribed = _stream(client, a2a, "SubscribeToTask", {"id": task_id}, tenant, limit=1)  # POST, per the spec
+        subscribed = _stream(
+            client, a2a, "SubscribeToTask", {"id": task_id}, tenant, limit=1
+        )  # POST, per the spec
         assert subscribed[0]["task"]["id"] == task_id
         config = {"taskId": task_id, "id": "c1", "url": "https://example.test/hook"}
-        assert _send(client, a2a, "CreateTaskPushNotificationConfig", config, tenant).json()["id"] == "c1"
-        assert _send(client, a2a, "GetTaskPushNotificationConfig", {"taskId": task_id, "id": "c1"}, tenant).json()["url"]
-        listed_configs = _send(client, a2a, "ListTaskPushNotificationConfigs", {"taskId": task_id, "pageSize": 10}, tenant)
+        assert (
+            _send(
+                client, a2a, "CreateTaskPushNotificationConfig", config, tenant
+            ).json()["id"]
+            == "c1"
+        )
+        assert _send(
+            client,
+            a2a,
+            "GetTaskPushNotificationConfig",
+            {"taskId": task_id, "id": "c1"},
+            tenant,
+        ).json()["url"]
+        listed_configs = _send(
+            client,
+            a2a,
+            "ListTaskPushNotificationConfigs",
+            {"taskId": task_id, "pageSize": 10},
+            tenant,
+        )
         assert [c["id"] for c in listed_configs.json()["configs"]] == ["c1"]
-        deleted = _send(client, a2a, "DeleteTaskPushNotificationConfig", {"taskId": task_id, "id": "c1"}, tenant)
+        deleted = _send(
+            client,
+            a2a,
+            "DeleteTaskPushNotificationConfig",
+            {"taskId": task_id, "id": "c1"},
+            tenant,
+        )
         assert deleted.status_code == 200
         card = _send(client, a2a, "GetExtendedAgentCard", {}, tenant)
         assert card.json()["name"] == "sdk-server"
@@ -274,56 +433,140 @@ def test_our_http_client_against_the_sdk_server(sdk_server: tuple[str, Any], a2a
 
 
 @pytest.mark.parametrize("tenant", ["", "acme"])
-def test_our_jsonrpc_client_against_the_sdk_server(sdk_server: tuple[str, Any], a2a: ModuleType, tenant: str) -> None:
+def test_our_jsonrpc_client_against_the_sdk_server(
+    sdk_server: tuple[str, Any], a2a: ModuleType, tenant: str
+) -> None:
     base, _ = sdk_server
     jsonrpc = a2a.jsonrpc
 
-    def call(method: str, params: dict[str, Any], request_id: int, limit: int | None = None) -> Any:
-        path, envelope = jsonrpc.request(method, params, request_id, tenant=tenant or None, base="/jsonrpc")
+    def call(
+        method: str, params: dict[str, Any], request_id: int, limit: int | None = None
+    ) -> Any:
+        path, envelope = jsonrpc.request(
+            method, params, request_id, tenant=tenant or None, base="/jsonrpc"
+        )
         if method in jsonrpc.STREAMING_METHODS:
-            with client.stream("POST", path, json=envelope, headers=HEADERS) as response:
+            with client.stream(
+                "POST", path, json=envelope, headers=HEADERS
+            ) as response:
                 return _events(response, limit)
         return client.post(path, json=envelope, headers=HEADERS).json()
 
     with httpx.Client(base_url=base, timeout=10) as client:
-        sent = call("SendMessage", {"message": {"messageId": "j1", "role": "ROLE_USER", "parts": [{"text": "hold"}]}}, 1)
+        sent = call(
+            "SendMessage",
+            {
+                "message": {
+                    "messageId": "j1",
+                    "role": "ROLE_USER",
+                    "parts": [{"text": "hold"}],
+                }
+            },
+            1,
+        )
         task_id = sent["result"]["task"]["id"]
         assert sent["id"] == 1
-        stream = call("SendStreamingMessage", {"message": {"messageId": "j2", "role": "ROLE_USER", "parts": [{"text": "x"}]}}, 2)
-        assert all(event["id"] == 2 for event in stream) and "statusUpdate" in stream[-1]["result"]
+        stream = call(
+            "SendStreamingMessage",
+            {
+                "message": {
+                    "messageId": "j2",
+                    "role": "ROLE_USER",
+                    "parts": [{"text": "x"}],
+                }
+            },
+            2,
+        )
+        assert (
+            all(event["id"] == 2 for event in stream)
+            and "statusUpdate" in stream[-1]["result"]
+        )
         assert call("GetTask", {"id": task_id}, 3)["result"]["id"] == task_id
         assert task_id in [t["id"] for t in call("ListTasks", {}, 4)["result"]["tasks"]]
-        assert call("SubscribeToTask", {"id": task_id}, 5, limit=1)[0]["result"]["task"]["id"] == task_id
+        assert (
+            call("SubscribeToTask", {"id": task_id}, 5, limit=1)[0]["result"]["task"][
+                "id"
+            ]
+            == task_id
+        )
         config = {"taskId": task_id, "id": "c1", "url": "https://example.test/hook"}
-        assert call("CreateTaskPushNotificationConfig", config, 6)["result"]["id"] == "c1"
-        assert call("GetTaskPushNotificationConfig", {"taskId": task_id, "id": "c1"}, 7)["result"]["id"] == "c1"
-        assert len(call("ListTaskPushNotificationConfigs", {"taskId": task_id}, 8)["result"]["configs"]) == 1
-        assert "error" not in call("DeleteTaskPushNotificationConfig", {"taskId": task_id, "id": "c1"}, 9)
+        assert (
+            call("CreateTaskPushNotificationConfig", config, 6)["result"]["id"] == "c1"
+        )
+        assert (
+            call("GetTaskPushNotificationConfig", {"taskId": task_id, "id": "c1"}, 7)[
+                "result"
+            ]["id"]
+            == "c1"
+        )
+        assert (
+            len(
+                call("ListTaskPushNotificationConfigs", {"taskId": task_id}, 8)[
+                    "result"
+                ]["configs"]
+            )
+            == 1
+        )
+        assert "error" not in call(
+            "DeleteTaskPushNotificationConfig", {"taskId": task_id, "id": "c1"}, 9
+        )
         assert call("GetExtendedAgentCard", {}, 10)["result"]["name"] == "sdk-server"
-        assert call("CancelTask", {"id": task_id}, 11)["result"]["status"]["state"] == "TASK_STATE_CANCELED"
-        assert call("GetTask", {"id": "no-such-task"}, 12)["error"]["code"] == jsonrpc.A2A_ERRORS["TaskNotFoundError"].code
+        assert (
+            call("CancelTask", {"id": task_id}, 11)["result"]["status"]["state"]
+            == "TASK_STATE_CANCELED"
+        )
+        assert (
+            call("GetTask", {"id": "no-such-task"}, 12)["error"]["code"]
+            == jsonrpc.A2A_ERRORS["TaskNotFoundError"].code
+        )
 
 
-@pytest.mark.parametrize("task_id", [
-    pytest.param(i, marks=pytest.mark.xfail(reason=SDK_DECODES_SLASH, strict=True)) if "/" in i else i
-    for i in AWKWARD_IDS
-])
-def test_awkward_ids_reach_the_sdk_server_intact(sdk_server: tuple[str, Any], a2a: ModuleType, task_id: str) -> None:
+@pytest.mark.parametrize(
+    "task_id",
+    [
+        (
+            pytest.param(
+                i, marks=pytest.mark.xfail(reason=SDK_DECODES_SLASH, strict=True)
+            )
+            if "/" in i
+            else i
+        )
+        for i in AWKWARD_IDS
+    ],
+)
+def test_awkward_ids_reach_the_sdk_server_intact(
+    sdk_server: tuple[str, Any], a2a: ModuleType, task_id: str
+) -> None:
     base, _ = sdk_server
     with httpx.Client(base_url=base, timeout=10) as client:
         got = _send(client, a2a, "GetTask", {"id": task_id})
         assert got.status_code == 200, got.text
         assert got.json()["id"] == task_id
-        config = {"taskId": task_id, "id": f"cfg {task_id}", "url": "https://example.test/hook"}
-        assert _send(client, a2a, "CreateTaskPushNotificationConfig", config).status_code == 200
-        fetched = _send(client, a2a, "GetTaskPushNotificationConfig", {"taskId": task_id, "id": f"cfg {task_id}"})
+        config = {
+            "taskId": task_id,
+            "id": f"cfg {task_id}",
+            "url": "https://example.test/hook",
+        }
+        assert (
+            _send(client, a2a, "CreateTaskPushNotificationConfig", config).status_code
+            == 200
+        )
+        fetched = _send(
+            client,
+            a2a,
+            "GetTaskPushNotificationConfig",
+            {"taskId": task_id, "id": f"cfg {task_id}"},
+        )
         assert fetched.json()["taskId"] == task_id
 
 
 @pytest.mark.parametrize("task_id", ["a?b", "a#b", "a/b", "tasks"])
-def test_the_sdk_client_mangles_ids_that_ours_encodes(a2a: ModuleType, task_id: str) -> None:
+def test_the_sdk_client_mangles_ids_that_ours_encodes(
+    a2a: ModuleType, task_id: str
+) -> None:
     """What the SDK's REST client sends for these ids (recorded, no server needed) against
-    what the generated builder sends: only ours routes back to GetTask with the same id."""
+    what the generated builder sends: only ours routes back to GetTask with the same id.
+    """
     seen: list[httpx.URL] = []
 
     def record(request: httpx.Request) -> httpx.Response:
@@ -334,7 +577,9 @@ def test_the_sdk_client_mangles_ids_that_ours_encodes(a2a: ModuleType, task_id: 
         async with httpx.AsyncClient(transport=httpx.MockTransport(record)) as client:
             card = pb.AgentCard(name="x")
             with pytest.raises(Exception):
-                await RestTransport(client, card, "http://agent.test").get_task(pb.GetTaskRequest(id=task_id))
+                await RestTransport(client, card, "http://agent.test").get_task(
+                    pb.GetTaskRequest(id=task_id)
+                )
 
     asyncio.run(send())
     sdk_path = seen[0].raw_path.decode().split("?")[0]
@@ -343,6 +588,8 @@ def test_the_sdk_client_mangles_ids_that_ours_encodes(a2a: ModuleType, task_id: 
     assert found is not None and found.params == {"id": task_id}
     sdk_found = a2a.routes.match("GET", sdk_path)
     if task_id == "tasks":
-        assert sdk_found is not None and sdk_found.params == {"id": "tasks"}  # fine when nothing to escape
+        assert sdk_found is not None and sdk_found.params == {
+            "id": "tasks"
+        }  # fine when nothing to escape
     else:
         assert sdk_found is None or sdk_found.params != {"id": task_id}

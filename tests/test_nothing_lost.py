@@ -15,23 +15,38 @@ from .conftest import GENERATED, PROTO
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture
 def previous(tmp_path: Path) -> Path:
     """An output folder holding an older generation (with a file no longer generated)."""
-    shutil.copytree(GENERATED / "a2a_binding", tmp_path / "a2a_binding", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        GENERATED / "a2a_binding",
+        tmp_path / "a2a_binding",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     (tmp_path / "a2a_binding" / "routes.py").write_text("# an older generation\n")
     (tmp_path / "a2a_binding" / "gone.py").write_text("# no longer generated\n")
     return tmp_path
 
 
 @pytest.mark.parametrize(
-    ("failure", "raised"), [(OSError("disk full"), writer.WriteError), (KeyboardInterrupt(), KeyboardInterrupt)]
+    ("failure", "raised"),
+    [
+        (OSError("disk full"), writer.WriteError),
+        (KeyboardInterrupt(), KeyboardInterrupt),
+    ],
 )
 def test_failure_after_some_files_keeps_the_previous_output(
-    previous: Path, monkeypatch: pytest.MonkeyPatch, failure: BaseException, raised: type[BaseException]
+    previous: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    failure: BaseException,
+    raised: type[BaseException],
 ) -> None:
     before = _snapshot(previous)
     real_write = writer._write_file
@@ -45,13 +60,23 @@ def test_failure_after_some_files_keeps_the_previous_output(
 
     monkeypatch.setattr(writer, "_write_file", failing_write)
     with pytest.raises(raised):
-        writer.write_packages(previous, {f"a2a_binding/{n}": "x = 1\n" for n in ("a.py", "b.py", "c.py", "d.py", "e.py")})
+        writer.write_packages(
+            previous,
+            {
+                f"a2a_binding/{n}": "x = 1\n"
+                for n in ("a.py", "b.py", "c.py", "d.py", "e.py")
+            },
+        )
     assert len(written) == 3  # the failure really came midway
     assert _snapshot(previous) == before
-    assert sorted(p.name for p in previous.iterdir()) == ["a2a_binding"]  # no staging folder left
+    assert sorted(p.name for p in previous.iterdir()) == [
+        "a2a_binding"
+    ]  # no staging folder left
 
 
-def test_failure_during_the_exchange_keeps_the_old_folder(previous: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failure_during_the_exchange_keeps_the_old_folder(
+    previous: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = _snapshot(previous)
 
     def failing_exchange(staging: Path, target: Path) -> bool:
@@ -64,7 +89,9 @@ def test_failure_during_the_exchange_keeps_the_old_folder(previous: Path, monkey
     assert sorted(p.name for p in previous.iterdir()) == ["a2a_binding"]
 
 
-def test_failure_during_the_swap_restores_the_old_folder(previous: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failure_during_the_swap_restores_the_old_folder(
+    previous: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Where there is no atomic exchange, the swap is two renames (as everywhere before)."""
     monkeypatch.setattr(writer, "_renameat2", None)
     before = _snapshot(previous)
@@ -87,14 +114,26 @@ def test_failure_during_the_swap_restores_the_old_folder(previous: Path, monkeyp
 def test_a_failing_generation_writes_nothing(previous: Path) -> None:
     before = _snapshot(previous)
     result = CliRunner().invoke(
-        main, ["generate", str(PROTO / "broken" / "duplicate_route.proto"), "-o", str(previous), "--module", "a2a_binding"]
+        main,
+        [
+            "generate",
+            str(PROTO / "broken" / "duplicate_route.proto"),
+            "-o",
+            str(previous),
+            "--module",
+            "a2a_binding",
+        ],
     )
     assert result.exit_code == 1
     assert _snapshot(previous) == before
 
 
 def test_a_successful_generation_replaces_everything(previous: Path) -> None:
-    result = CliRunner().invoke(main, ["generate", "-o", str(previous), "--module", "a2a_binding"])
+    result = CliRunner().invoke(
+        main, ["generate", "-o", str(previous), "--module", "a2a_binding"]
+    )
     assert result.exit_code == 0, result.output
     assert not (previous / "a2a_binding" / "gone.py").exists()
-    assert (previous / "a2a_binding" / "routes.py").read_text() == (GENERATED / "a2a_binding" / "routes.py").read_text()
+    assert (previous / "a2a_binding" / "routes.py").read_text() == (
+        GENERATED / "a2a_binding" / "routes.py"
+    ).read_text()

@@ -19,12 +19,21 @@ from codegen.inputs import include_paths, request_from_module
 from codegen.options import OptionError, Options
 from codegen.plugin import generate
 
-from .conftest import PROTO, SPEC_TAGS, compile_request, plugin_executable, run_plugin, spec_proto
+from .conftest import (
+    PROTO,
+    SPEC_TAGS,
+    compile_request,
+    plugin_executable,
+    run_plugin,
+    spec_proto,
+)
 
 BROKEN = sorted((PROTO / "broken").glob("*.proto"))
 
 
-def protoc(proto: Path, out: Path, *, opt: str = "", includes: list[Path] = ()) -> subprocess.CompletedProcess[str]:
+def protoc(
+    proto: Path, out: Path, *, opt: str = "", includes: list[Path] = ()
+) -> subprocess.CompletedProcess[str]:
     """Run real protoc (grpc_tools) with the installed plugin, as a user would."""
     out.mkdir(parents=True, exist_ok=True)
     args = [sys.executable, "-m", "grpc_tools.protoc", f"-I{proto.parent}"]
@@ -37,7 +46,11 @@ def protoc(proto: Path, out: Path, *, opt: str = "", includes: list[Path] = ()) 
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_protoc_writes_the_package_for_the_upstream_proto(tmp_path: Path) -> None:
@@ -93,7 +106,11 @@ def test_every_upstream_version_generates(tag: str, tmp_path: Path) -> None:
 def test_broken_proto_fails_with_its_location(proto: Path, tmp_path: Path) -> None:
     header = proto.read_text().splitlines()
     expect = header[0].removeprefix("// expect: ")
-    options = header[1].removeprefix("// options: ") if header[1].startswith("// options:") else ""
+    options = (
+        header[1].removeprefix("// options: ")
+        if header[1].startswith("// options:")
+        else ""
+    )
     result = protoc(proto, tmp_path / "out", opt=options)
     assert result.returncode != 0
     assert list((tmp_path / "out").rglob("*")) == [], "a failed generation wrote files"
@@ -101,7 +118,9 @@ def test_broken_proto_fails_with_its_location(proto: Path, tmp_path: Path) -> No
     lines = [line.removeprefix("--a2a_out: ") for line in result.stderr.splitlines()]
     errors = [line for line in lines if line.startswith(proto.name)]
     assert len(errors) == 1, result.stderr
-    assert re.match(rf"{re.escape(proto.name)}:\d+:\d+: (rpc \w+|service \w+)", errors[0]), errors[0]
+    assert re.match(
+        rf"{re.escape(proto.name)}:\d+:\d+: (rpc \w+|service \w+)", errors[0]
+    ), errors[0]
     assert expect in errors[0]
     assert "Traceback" not in result.stderr
 
@@ -121,10 +140,18 @@ def test_error_points_at_the_option_line() -> None:
 def test_features_proto_generates_every_service_with_rules(tmp_path: Path) -> None:
     result = protoc(PROTO / "features" / "library.proto", tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "service InternalService has no google.api.http rules; skipped" in result.stderr
+    assert (
+        "service InternalService has no google.api.http rules; skipped" in result.stderr
+    )
     routes = (tmp_path / "library_binding" / "routes.py").read_text()
-    assert '"example.library.v1.AdminService"' not in routes  # names appear as rpc names
-    assert 'rpc="Ping"' in routes and 'rpc="GetBook"' in routes and 'rpc="Sync"' not in routes
+    assert (
+        '"example.library.v1.AdminService"' not in routes
+    )  # names appear as rpc names
+    assert (
+        'rpc="Ping"' in routes
+        and 'rpc="GetBook"' in routes
+        and 'rpc="Sync"' not in routes
+    )
 
 
 def test_supported_features_and_editions() -> None:
@@ -143,7 +170,9 @@ def test_editions_proto_compiles_through_protoc(tmp_path: Path) -> None:
 
 
 def test_module_option_names_the_package(tmp_path: Path) -> None:
-    result = protoc(PROTO / "features" / "tenancy.proto", tmp_path, opt="module=items_api")
+    result = protoc(
+        PROTO / "features" / "tenancy.proto", tmp_path, opt="module=items_api"
+    )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "items_api" / "routes.py").is_file()
 
@@ -161,7 +190,9 @@ def test_module_option_names_the_package(tmp_path: Path) -> None:
         ("acknowledge=", "option acknowledge= needs a file name"),
     ],
 )
-def test_bad_options_are_errors_naming_them(parameter: str, message: str, tmp_path: Path) -> None:
+def test_bad_options_are_errors_naming_them(
+    parameter: str, message: str, tmp_path: Path
+) -> None:
     with pytest.raises(OptionError, match=re.escape(message)):
         Options.parse(parameter)
     result = protoc(PROTO / "features" / "tenancy.proto", tmp_path, opt=parameter)
@@ -171,7 +202,9 @@ def test_bad_options_are_errors_naming_them(parameter: str, message: str, tmp_pa
 
 
 def test_options_round_trip() -> None:
-    options = Options.parse(" module=x , tenant_field=tenant,ambiguity=error,profile=a2a,acknowledge=a b.txt")
+    options = Options.parse(
+        " module=x , tenant_field=tenant,ambiguity=error,profile=a2a,acknowledge=a b.txt"
+    )
     assert options == Options("x", "tenant", "error", "a2a", "a b.txt")
     assert Options.parse(options.to_parameter()) == options
     assert Options.parse("") == Options()
@@ -188,7 +221,9 @@ def test_output_is_byte_identical_across_runs_and_input_orders() -> None:
     del shuffled.proto_file[:]
     shuffled.proto_file.extend(list(reversed(files[:-1])) + [target])
     second = generate(shuffled)
-    assert first.SerializeToString(deterministic=True) == second.SerializeToString(deterministic=True)
+    assert first.SerializeToString(deterministic=True) == second.SerializeToString(
+        deterministic=True
+    )
     assert [f.name for f in first.file] == sorted(f.name for f in first.file)
 
 
@@ -204,7 +239,10 @@ def test_plugin_bug_exits_nonzero_with_traceback_and_silent_stdout() -> None:
     # plugin treats it as its own bug, so it must crash loudly, not answer.
     request = plugin_pb2.CodeGeneratorRequest(file_to_generate=["missing.proto"])
     result = subprocess.run(
-        [plugin_executable()], input=request.SerializeToString(), capture_output=True, timeout=60
+        [plugin_executable()],
+        input=request.SerializeToString(),
+        capture_output=True,
+        timeout=60,
     )
     assert result.returncode != 0
     assert b"Traceback" in result.stderr
@@ -215,21 +253,55 @@ def test_two_files_may_not_become_one_package(tmp_path: Path) -> None:
     source = (PROTO / "features" / "tenancy.proto").read_text()
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
-        (tmp_path / folder / "items.proto").write_text(source.replace("example.tenancy.v1", f"twins.{folder}"))
-    (tmp_path / "a" / "other.proto").write_text(source.replace("example.tenancy.v1", "twins.other"))
+        (tmp_path / folder / "items.proto").write_text(
+            source.replace("example.tenancy.v1", f"twins.{folder}")
+        )
+    (tmp_path / "a" / "other.proto").write_text(
+        source.replace("example.tenancy.v1", "twins.other")
+    )
     (tmp_path / "out").mkdir()
-    base = [sys.executable, "-m", "grpc_tools.protoc", f"-I{tmp_path}", *[f"-I{p}" for p in include_paths()],
-            f"--plugin=protoc-gen-a2a={plugin_executable()}", f"--a2a_out={tmp_path / 'out'}"]
-    same_stem = subprocess.run([*base, "a/items.proto", "b/items.proto"], capture_output=True, text=True, timeout=120)
+    base = [
+        sys.executable,
+        "-m",
+        "grpc_tools.protoc",
+        f"-I{tmp_path}",
+        *[f"-I{p}" for p in include_paths()],
+        f"--plugin=protoc-gen-a2a={plugin_executable()}",
+        f"--a2a_out={tmp_path / 'out'}",
+    ]
+    same_stem = subprocess.run(
+        [*base, "a/items.proto", "b/items.proto"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert same_stem.returncode != 0
-    assert "b/items.proto: would be generated as package items_binding, like a/items.proto" in same_stem.stderr
-    one_module = subprocess.run([*base, "--a2a_opt=module=api", "a/items.proto", "a/other.proto"],
-                                capture_output=True, text=True, timeout=120)
-    assert one_module.returncode != 0 and "would be generated as package api" in one_module.stderr
+    assert (
+        "b/items.proto: would be generated as package items_binding, like a/items.proto"
+        in same_stem.stderr
+    )
+    one_module = subprocess.run(
+        [*base, "--a2a_opt=module=api", "a/items.proto", "a/other.proto"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (
+        one_module.returncode != 0
+        and "would be generated as package api" in one_module.stderr
+    )
     assert list((tmp_path / "out").iterdir()) == []
-    separate = subprocess.run([*base, "a/items.proto", "a/other.proto"], capture_output=True, text=True, timeout=120)
+    separate = subprocess.run(
+        [*base, "a/items.proto", "a/other.proto"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert separate.returncode == 0, separate.stderr
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["items_binding", "other_binding"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "items_binding",
+        "other_binding",
+    ]
 
 
 @pytest.mark.parametrize("stdin", ["tty", "empty", "closed"])
@@ -275,12 +347,21 @@ def test_no_arguments_without_a_request_prints_a_hint(stdin: str) -> None:
     assert result.returncode == 2
     assert result.stdout == b""  # never protocol bytes for a person to read
     lines = result.stderr.decode().splitlines()
-    assert len(lines) == 1 and "this is a protoc plugin" in lines[0] and "Traceback" not in lines[0]
+    assert (
+        len(lines) == 1
+        and "this is a protoc plugin" in lines[0]
+        and "Traceback" not in lines[0]
+    )
 
 
 def test_unknown_argument_is_a_usage_error() -> None:
-    result = subprocess.run([plugin_executable(), "--frobnicate"], capture_output=True, text=True, timeout=60,
-                            stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [plugin_executable(), "--frobnicate"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode == 2 and "unknown argument '--frobnicate'" in result.stderr
 
 
@@ -291,11 +372,16 @@ def test_executable_answers_as_generate_does(tmp_path: Path) -> None:
     warnings: list[str] = []
     expected = generate(request, warnings.append).SerializeToString(deterministic=True)
     result = subprocess.run(
-        [plugin_executable()], input=request.SerializeToString(), capture_output=True, timeout=60
+        [plugin_executable()],
+        input=request.SerializeToString(),
+        capture_output=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr
     assert len(expected) > 1 << 16 and result.stdout == expected
-    assert warnings and result.stderr.decode().splitlines() == [f"protoc-gen-a2a: {w}" for w in warnings]
+    assert warnings and result.stderr.decode().splitlines() == [
+        f"protoc-gen-a2a: {w}" for w in warnings
+    ]
 
 
 def test_executable_collects_garbage_while_generating() -> None:
@@ -307,13 +393,20 @@ def test_executable_collects_garbage_while_generating() -> None:
         "plugin.main = lambda: print(gc.isenabled(), gc.get_freeze_count() > 0)\n"
         "executable.main()\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-                            stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "True True\n"
 
 
-@pytest.mark.parametrize("unbuffered", [True, False], ids=["PYTHONUNBUFFERED", "buffered"])
+@pytest.mark.parametrize(
+    "unbuffered", [True, False], ids=["PYTHONUNBUFFERED", "buffered"]
+)
 def test_response_reaches_a_slow_non_blocking_pipe_whole(unbuffered: bool) -> None:
     # A non-blocking pipe takes what fits (64 KiB) and refuses the rest until its reader
     # catches up; under PYTHONUNBUFFERED stdout is raw and a write may take only part.
@@ -336,8 +429,14 @@ def test_response_reaches_a_slow_non_blocking_pipe_whole(unbuffered: bool) -> No
     if unbuffered:
         env["PYTHONUNBUFFERED"] = "1"
     try:
-        result = subprocess.run([plugin_executable()], input=request.SerializeToString(), stdout=write_end,
-                                stderr=subprocess.PIPE, env=env, timeout=60)
+        result = subprocess.run(
+            [plugin_executable()],
+            input=request.SerializeToString(),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=60,
+        )
     finally:
         os.close(write_end)
         reader.join(timeout=60)
@@ -347,6 +446,12 @@ def test_response_reaches_a_slow_non_blocking_pipe_whole(unbuffered: bool) -> No
 
 
 def test_version_with_stdout_closed_exits_cleanly() -> None:
-    result = subprocess.run([plugin_executable(), "--version"], stdout=None, stderr=subprocess.PIPE, timeout=60,
-                            stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
+    result = subprocess.run(
+        [plugin_executable(), "--version"],
+        stdout=None,
+        stderr=subprocess.PIPE,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=lambda: os.close(1),
+    )
     assert result.returncode == 0 and result.stderr == b""

@@ -41,8 +41,12 @@ def _interpreters() -> list[str]:
         real = os.path.realpath(candidate)
         if real in found:
             continue
-        version = subprocess.run([candidate, "-c", "import sys; print(sys.version_info >= (3, 10))"],
-                                 capture_output=True, text=True, timeout=30)
+        version = subprocess.run(
+            [candidate, "-c", "import sys; print(sys.version_info >= (3, 10))"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         if version.returncode == 0 and version.stdout.strip() == "True":
             found.add(real)
             usable.append(candidate)
@@ -55,6 +59,12 @@ INTERPRETERS = _interpreters()
 @pytest.mark.skipif(not INTERPRETERS, reason="no other CPython 3.10+ on this machine")
 @pytest.mark.parametrize("python", INTERPRETERS)
 def test_generated_package_runs_on_other_pythons(python: str) -> None:
-    result = subprocess.run([python, "-c", SMOKE], cwd=GENERATED, capture_output=True, text=True, timeout=60,
-                            env={"PATH": os.environ.get("PATH", ""), "PYTHONDONTWRITEBYTECODE": "1"})
+    result = subprocess.run(
+        [python, "-c", SMOKE],
+        cwd=GENERATED,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": os.environ.get("PATH", ""), "PYTHONDONTWRITEBYTECODE": "1"},
+    )
     assert result.returncode == 0, result.stderr

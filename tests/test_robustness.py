@@ -22,12 +22,34 @@ from hypothesis import strategies as st
 from .test_routes import A2A_RPCS
 
 VERBS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "get", ""]
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
-_percent = st.builds(lambda h: "%" + h, st.text(alphabet="0123456789abcdefABCDEFgz%", max_size=3))
+_percent = st.builds(
+    lambda h: "%" + h, st.text(alphabet="0123456789abcdefABCDEFgz%", max_size=3)
+)
 _path_piece = st.one_of(
-    st.sampled_from(["tasks", "t1", "message:send", ":cancel", ":subscribe", "pushNotificationConfigs",
-                     "extendedAgentCard", ".well-known", "..", ".", "", "%2F", "%FF", "%C3%A9", "%zz", "+"]),
+    st.sampled_from(
+        [
+            "tasks",
+            "t1",
+            "message:send",
+            ":cancel",
+            ":subscribe",
+            "pushNotificationConfigs",
+            "extendedAgentCard",
+            ".well-known",
+            "..",
+            ".",
+            "",
+            "%2F",
+            "%FF",
+            "%C3%A9",
+            "%zz",
+            "+",
+        ]
+    ),
     _percent,
     st.text(max_size=8),
 )
@@ -37,33 +59,60 @@ _paths = st.one_of(
     st.binary(max_size=40).map(lambda b: b.decode("latin-1")),
 )
 _json = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=10)),
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=10)
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    ),
     max_leaves=20,
 )
 _queries = st.one_of(
     st.text(max_size=80),
     st.binary(max_size=80),
-    st.lists(st.tuples(st.sampled_from(["pageSize", "status", "historyLength", "includeArtifacts",
-                                        "statusTimestampAfter", "tenant", "contextId", "x", "%41", "page_size"]),
-                       st.one_of(st.text(max_size=12), _percent)), max_size=8).map(
-        lambda pairs: "&".join(f"{n}={v}" for n, v in pairs)),
+    st.lists(
+        st.tuples(
+            st.sampled_from(
+                [
+                    "pageSize",
+                    "status",
+                    "historyLength",
+                    "includeArtifacts",
+                    "statusTimestampAfter",
+                    "tenant",
+                    "contextId",
+                    "x",
+                    "%41",
+                    "page_size",
+                ]
+            ),
+            st.one_of(st.text(max_size=12), _percent),
+        ),
+        max_size=8,
+    ).map(lambda pairs: "&".join(f"{n}={v}" for n, v in pairs)),
     st.lists(st.tuples(st.text(max_size=6), st.text(max_size=6)), max_size=5),
 )
 
 
 @SETTINGS
 @given(verb=st.sampled_from(VERBS), path=_paths)
-def test_match_and_allowed_verbs_never_raise(a2a: ModuleType, verb: str, path: str) -> None:
+def test_match_and_allowed_verbs_never_raise(
+    a2a: ModuleType, verb: str, path: str
+) -> None:
     found = a2a.routes.match(verb, path)
     allowed = a2a.routes.allowed_verbs(path)
     assert found is None or found.route.verb in allowed
-    assert a2a.routes.agent_card_tenant(path) is None or isinstance(a2a.routes.agent_card_tenant(path), str)
+    assert a2a.routes.agent_card_tenant(path) is None or isinstance(
+        a2a.routes.agent_card_tenant(path), str
+    )
 
 
 @SETTINGS
 @given(verb=st.sampled_from(VERBS), path=_paths, query=_queries, body=_json)
-def test_transcode_raises_only_declared_errors(a2a: ModuleType, verb: str, path: str, query: Any, body: Any) -> None:
+def test_transcode_raises_only_declared_errors(
+    a2a: ModuleType, verb: str, path: str, query: Any, body: Any
+) -> None:
     try:
         route, request = a2a.routes.transcode(verb, path, query, body)
     except a2a.routes.RouteNotFound as exc:
@@ -75,10 +124,30 @@ def test_transcode_raises_only_declared_errors(a2a: ModuleType, verb: str, path:
 
 
 @SETTINGS
-@given(rpc=st.sampled_from(A2A_RPCS + ["Nope"]), request=st.dictionaries(st.sampled_from(
-    ["id", "taskId", "tenant", "historyLength", "pageSize", "status", "message", "x", "statusTimestampAfter"]),
-    _json, max_size=5), tenant=st.one_of(st.none(), st.text(max_size=6)))
-def test_build_raises_only_value_error(a2a: ModuleType, rpc: str, request: dict[str, Any], tenant: str | None) -> None:
+@given(
+    rpc=st.sampled_from(A2A_RPCS + ["Nope"]),
+    request=st.dictionaries(
+        st.sampled_from(
+            [
+                "id",
+                "taskId",
+                "tenant",
+                "historyLength",
+                "pageSize",
+                "status",
+                "message",
+                "x",
+                "statusTimestampAfter",
+            ]
+        ),
+        _json,
+        max_size=5,
+    ),
+    tenant=st.one_of(st.none(), st.text(max_size=6)),
+)
+def test_build_raises_only_value_error(
+    a2a: ModuleType, rpc: str, request: dict[str, Any], tenant: str | None
+) -> None:
     try:
         built = a2a.routes.build(rpc, request, tenant=tenant)
     except ValueError:
@@ -88,22 +157,49 @@ def test_build_raises_only_value_error(a2a: ModuleType, rpc: str, request: dict[
 
 
 @SETTINGS
-@given(rpc=st.sampled_from(["GetTask", "ListTasks", "ListTaskPushNotificationConfigs", "SubscribeToTask"]),
-       query=_queries, unknown=st.sampled_from(["ignore", "reject"]))
-def test_decode_raises_only_query_error(a2a: ModuleType, rpc: str, query: Any, unknown: str) -> None:
+@given(
+    rpc=st.sampled_from(
+        ["GetTask", "ListTasks", "ListTaskPushNotificationConfigs", "SubscribeToTask"]
+    ),
+    query=_queries,
+    unknown=st.sampled_from(["ignore", "reject"]),
+)
+def test_decode_raises_only_query_error(
+    a2a: ModuleType, rpc: str, query: Any, unknown: str
+) -> None:
     try:
         decoded = a2a.query.decode(rpc, query, unknown=unknown)
     except a2a.query.QueryError as exc:
-        assert isinstance(exc.to_bad_request()["fieldViolations"][0]["description"], str)
+        assert isinstance(
+            exc.to_bad_request()["fieldViolations"][0]["description"], str
+        )
     else:
         assert isinstance(decoded, dict)
 
 
 @SETTINGS
-@given(rpc=st.sampled_from(["GetTask", "ListTasks"]), request=st.dictionaries(
-    st.sampled_from(["pageSize", "status", "historyLength", "includeArtifacts", "statusTimestampAfter",
-                     "tenant", "contextId", "x"]), _json, max_size=5))
-def test_encode_raises_only_query_error(a2a: ModuleType, rpc: str, request: dict[str, Any]) -> None:
+@given(
+    rpc=st.sampled_from(["GetTask", "ListTasks"]),
+    request=st.dictionaries(
+        st.sampled_from(
+            [
+                "pageSize",
+                "status",
+                "historyLength",
+                "includeArtifacts",
+                "statusTimestampAfter",
+                "tenant",
+                "contextId",
+                "x",
+            ]
+        ),
+        _json,
+        max_size=5,
+    ),
+)
+def test_encode_raises_only_query_error(
+    a2a: ModuleType, rpc: str, request: dict[str, Any]
+) -> None:
     try:
         pairs = a2a.query.encode(rpc, request)
     except a2a.query.QueryError:
@@ -112,25 +208,48 @@ def test_encode_raises_only_query_error(a2a: ModuleType, rpc: str, request: dict
 
 
 _envelopes = st.fixed_dictionaries(
-    {"jsonrpc": st.sampled_from(["2.0", "1.0", 2.0, None]), "id": _json,
-     "method": st.one_of(st.sampled_from(A2A_RPCS), _json), "params": _json},
+    {
+        "jsonrpc": st.sampled_from(["2.0", "1.0", 2.0, None]),
+        "id": _json,
+        "method": st.one_of(st.sampled_from(A2A_RPCS), _json),
+        "params": _json,
+    },
     optional={"extra": _json},
 )
 
 
 @SETTINGS
-@given(payload=st.one_of(
-    st.binary(max_size=100), st.text(max_size=100), _json, _envelopes, _envelopes.map(json.dumps),
-    st.integers(1, 3000).map(lambda n: "[" * n + "]" * n), st.integers(1, 3000).map(lambda n: '{"a":' * n + "1" + "}" * n),
-    st.sampled_from(['{"jsonrpc":"2.0","id":1e999,"method":"GetTask"}', '{"jsonrpc":"2.0","id":NaN,"method":"GetTask"}',
-                     '{"jsonrpc":"2.0","id":' + "9" * 5000 + ',"method":"GetTask"}', '\ufeff{}', '{"jsonrpc":"2.0"}' * 2]),
-), tenant=st.one_of(st.none(), st.text(max_size=5)))
-def test_parse_request_raises_only_jsonrpc_errors(a2a: ModuleType, payload: Any, tenant: str | None) -> None:
+@given(
+    payload=st.one_of(
+        st.binary(max_size=100),
+        st.text(max_size=100),
+        _json,
+        _envelopes,
+        _envelopes.map(json.dumps),
+        st.integers(1, 3000).map(lambda n: "[" * n + "]" * n),
+        st.integers(1, 3000).map(lambda n: '{"a":' * n + "1" + "}" * n),
+        st.sampled_from(
+            [
+                '{"jsonrpc":"2.0","id":1e999,"method":"GetTask"}',
+                '{"jsonrpc":"2.0","id":NaN,"method":"GetTask"}',
+                '{"jsonrpc":"2.0","id":' + "9" * 5000 + ',"method":"GetTask"}',
+                "\ufeff{}",
+                '{"jsonrpc":"2.0"}' * 2,
+            ]
+        ),
+    ),
+    tenant=st.one_of(st.none(), st.text(max_size=5)),
+)
+def test_parse_request_raises_only_jsonrpc_errors(
+    a2a: ModuleType, payload: Any, tenant: str | None
+) -> None:
     try:
         request = a2a.jsonrpc.parse_request(payload, tenant=tenant)
     except a2a.jsonrpc.JsonRpcError as exc:
         assert exc.code in (-32700, -32600, -32601, -32602)
-        json.dumps(a2a.jsonrpc.failure(exc.id, exc))  # the answer is always serialisable
+        json.dumps(
+            a2a.jsonrpc.failure(exc.id, exc)
+        )  # the answer is always serialisable
     else:
         assert request.method in A2A_RPCS and isinstance(request.params, dict)
 
@@ -152,7 +271,9 @@ FOUND: list[tuple[str, Any]] = [
 ]
 
 
-@pytest.mark.parametrize(("target", "value"), FOUND, ids=[f"{t}-{i}" for i, (t, _) in enumerate(FOUND)])
+@pytest.mark.parametrize(
+    ("target", "value"), FOUND, ids=[f"{t}-{i}" for i, (t, _) in enumerate(FOUND)]
+)
 def test_found_cases(a2a: ModuleType, target: str, value: Any) -> None:
     try:
         if target == "parse_request":
@@ -169,7 +290,10 @@ def test_found_cases(a2a: ModuleType, target: str, value: Any) -> None:
 
 # --- round trips at volume ---------------------------------------------------------------
 
-HOSTILE = "/%.?#:&=+ ,;@!$'()*[]\x00\x01\x1f\x7f\u00e9\u4e2d\U0001F600\u200b\\\"" + string.ascii_letters
+HOSTILE = (
+    "/%.?#:&=+ ,;@!$'()*[]\x00\x01\x1f\x7f\u00e9\u4e2d\U0001f600\u200b\\\""
+    + string.ascii_letters
+)
 
 
 def _text(rng: random.Random, empty: bool = False) -> str:
@@ -191,8 +315,12 @@ def _request(rng: random.Random, rpc: str) -> dict[str, Any]:
         request["tenant"] = _text(rng)
     if rpc in ("GetTask", "CancelTask", "SubscribeToTask"):
         request["id"] = _text(rng)
-    if rpc in ("GetTaskPushNotificationConfig", "DeleteTaskPushNotificationConfig", "CreateTaskPushNotificationConfig",
-               "ListTaskPushNotificationConfigs"):
+    if rpc in (
+        "GetTaskPushNotificationConfig",
+        "DeleteTaskPushNotificationConfig",
+        "CreateTaskPushNotificationConfig",
+        "ListTaskPushNotificationConfigs",
+    ):
         request["taskId"] = _text(rng)
     if rpc in ("GetTaskPushNotificationConfig", "DeleteTaskPushNotificationConfig"):
         request["id"] = _text(rng)
@@ -201,7 +329,16 @@ def _request(rng: random.Random, rpc: str) -> dict[str, Any]:
     if rpc == "ListTasks":
         for name, make in (
             ("contextId", lambda: _text(rng, empty=True)),
-            ("status", lambda: rng.choice(["TASK_STATE_WORKING", "TASK_STATE_COMPLETED", "TASK_STATE_UNSPECIFIED"])),
+            (
+                "status",
+                lambda: rng.choice(
+                    [
+                        "TASK_STATE_WORKING",
+                        "TASK_STATE_COMPLETED",
+                        "TASK_STATE_UNSPECIFIED",
+                    ]
+                ),
+            ),
             ("pageSize", lambda: rng.randint(-(2**31), 2**31 - 1)),
             ("pageToken", lambda: _text(rng, empty=True)),
             ("historyLength", lambda: rng.randint(0, 100)),
@@ -216,7 +353,11 @@ def _request(rng: random.Random, rpc: str) -> dict[str, Any]:
         if rng.random() < 0.5:
             request["pageToken"] = _text(rng, empty=True)
     if rpc in ("SendMessage", "SendStreamingMessage"):
-        request["message"] = {"messageId": _text(rng), "role": "ROLE_USER", "parts": [{"text": _text(rng, True)}]}
+        request["message"] = {
+            "messageId": _text(rng),
+            "role": "ROLE_USER",
+            "parts": [{"text": _text(rng, True)}],
+        }
     if rpc == "CreateTaskPushNotificationConfig":
         request["url"] = "https://example.test/" + _text(rng)
     if rpc == "CancelTask" and rng.random() < 0.5:
@@ -248,7 +389,9 @@ def test_ten_thousand_round_trips_per_rpc(a2a: ModuleType, rpc: str) -> None:
     assert refused < 500  # only the rare "." / ".." id or a tenant that shadows a route
 
 
-@pytest.mark.parametrize("rpc", ["ListTasks", "GetTask", "ListTaskPushNotificationConfigs"])
+@pytest.mark.parametrize(
+    "rpc", ["ListTasks", "GetTask", "ListTaskPushNotificationConfigs"]
+)
 def test_decode_inverts_encode_at_volume(a2a: ModuleType, rpc: str) -> None:
     rng = random.Random(f"query-{rpc}")
     path_fields = {"id", "taskId"}

@@ -32,23 +32,42 @@ from a2a.utils import errors
 
 from .conftest import GENERATED, ROOT
 from .servers import running
-from .test_interop import _every_operation, _message, _transport, sdk_server  # noqa: F401
+from .test_interop import (
+    _every_operation,
+    _message,
+    _transport,
+    sdk_server,
+)  # noqa: F401
 
 sys.path.insert(0, str(GENERATED))
 try:
     from a2a_binding import asgi, client, messages, protocol
-    from a2a_binding.handler import UNAUTHENTICATED_CODE, A2AServiceHandler, CallContext, Unauthenticated
+    from a2a_binding.handler import (
+        UNAUTHENTICATED_CODE,
+        A2AServiceHandler,
+        CallContext,
+        Unauthenticated,
+    )
 finally:
     sys.path.remove(str(GENERATED))
 
 CARD: messages.AgentCard = {
     "name": "served-by-create-app",
     "version": "1",
-    "capabilities": {"streaming": True, "pushNotifications": True, "extendedAgentCard": True},
+    "capabilities": {
+        "streaming": True,
+        "pushNotifications": True,
+        "extendedAgentCard": True,
+    },
 }
 # a2a-sdk's ClientFactory puts the version on the httpx client; its bare transports don't.
 SDK_HEADERS = {"A2A-Version": "1.0"}
-TERMINAL = ("TASK_STATE_COMPLETED", "TASK_STATE_CANCELED", "TASK_STATE_FAILED", "TASK_STATE_REJECTED")
+TERMINAL = (
+    "TASK_STATE_COMPLETED",
+    "TASK_STATE_CANCELED",
+    "TASK_STATE_FAILED",
+    "TASK_STATE_REJECTED",
+)
 
 
 class MemoryAgent:
@@ -57,99 +76,159 @@ class MemoryAgent:
 
     def __init__(self) -> None:
         self.tasks: dict[tuple[str, str], messages.Task] = {}
-        self.configs: dict[tuple[str, str, str], messages.TaskPushNotificationConfig] = {}
+        self.configs: dict[
+            tuple[str, str, str], messages.TaskPushNotificationConfig
+        ] = {}
         self.count = 0
 
     def _task(self, tenant: str, task_id: str) -> messages.Task:
         task = self.tasks.get((tenant, task_id))
         if task is None:
-            raise protocol.A2AError("TaskNotFoundError", f"no task {task_id!r}", metadata={"taskId": task_id})
+            raise protocol.A2AError(
+                "TaskNotFoundError",
+                f"no task {task_id!r}",
+                metadata={"taskId": task_id},
+            )
         return task
 
-    def _new(self, request: messages.SendMessageRequest, context: CallContext) -> messages.Task:
+    def _new(
+        self, request: messages.SendMessageRequest, context: CallContext
+    ) -> messages.Task:
         self.count += 1
         message = request.get("message", {})
         hold = any(part.get("text") == "hold" for part in message.get("parts", []))
         task: messages.Task = {
             "id": f"task-{self.count}",
             "contextId": "ctx",
-            "status": {"state": "TASK_STATE_WORKING" if hold else "TASK_STATE_COMPLETED"},
+            "status": {
+                "state": "TASK_STATE_WORKING" if hold else "TASK_STATE_COMPLETED"
+            },
             "history": [message],
         }
         self.tasks[(context.tenant, task["id"])] = task
         return task
 
-    async def send_message(self, request: messages.SendMessageRequest,
-                           context: CallContext) -> messages.SendMessageResponse:
+    async def send_message(
+        self, request: messages.SendMessageRequest, context: CallContext
+    ) -> messages.SendMessageResponse:
         return {"task": self._new(request, context)}
 
-    async def send_streaming_message(self, request: messages.SendMessageRequest,
-                                     context: CallContext) -> AsyncIterator[messages.StreamResponse]:
+    async def send_streaming_message(
+        self, request: messages.SendMessageRequest, context: CallContext
+    ) -> AsyncIterator[messages.StreamResponse]:
         task = self._new(request, context)
         working: messages.Task = {**task, "status": {"state": "TASK_STATE_WORKING"}}
         yield {"task": working}
-        yield {"statusUpdate": {"taskId": task["id"], "contextId": "ctx", "status": task["status"]}}
+        yield {
+            "statusUpdate": {
+                "taskId": task["id"],
+                "contextId": "ctx",
+                "status": task["status"],
+            }
+        }
 
-    async def get_task(self, request: messages.GetTaskRequest, context: CallContext) -> messages.Task:
+    async def get_task(
+        self, request: messages.GetTaskRequest, context: CallContext
+    ) -> messages.Task:
         task = self._task(context.tenant, request.get("id", ""))
         if request.get("historyLength") == 0:
             return {key: value for key, value in task.items() if key != "history"}  # type: ignore[return-value]
         return task
 
-    async def list_tasks(self, request: messages.ListTasksRequest,
-                         context: CallContext) -> messages.ListTasksResponse:
-        found = [task for (tenant, _), task in self.tasks.items() if tenant == context.tenant
-                 and request.get("status", task["status"]["state"]) == task["status"]["state"]]
-        return {"tasks": found, "nextPageToken": "", "pageSize": len(found), "totalSize": len(found)}
+    async def list_tasks(
+        self, request: messages.ListTasksRequest, context: CallContext
+    ) -> messages.ListTasksResponse:
+        found = [
+            task
+            for (tenant, _), task in self.tasks.items()
+            if tenant == context.tenant
+            and request.get("status", task["status"]["state"])
+            == task["status"]["state"]
+        ]
+        return {
+            "tasks": found,
+            "nextPageToken": "",
+            "pageSize": len(found),
+            "totalSize": len(found),
+        }
 
-    async def cancel_task(self, request: messages.CancelTaskRequest, context: CallContext) -> messages.Task:
+    async def cancel_task(
+        self, request: messages.CancelTaskRequest, context: CallContext
+    ) -> messages.Task:
         task = self._task(context.tenant, request.get("id", ""))
         if task["status"]["state"] in TERMINAL:
-            raise protocol.A2AError("TaskNotCancelableError", f"task {task['id']} has ended")
+            raise protocol.A2AError(
+                "TaskNotCancelableError", f"task {task['id']} has ended"
+            )
         task["status"] = {"state": "TASK_STATE_CANCELED"}
         return task
 
-    async def subscribe_to_task(self, request: messages.SubscribeToTaskRequest,
-                                context: CallContext) -> AsyncIterator[messages.StreamResponse]:
+    async def subscribe_to_task(
+        self, request: messages.SubscribeToTaskRequest, context: CallContext
+    ) -> AsyncIterator[messages.StreamResponse]:
         task = self._task(context.tenant, request.get("id", ""))
         if task["status"]["state"] in TERMINAL:
             raise protocol.A2AError("UnsupportedOperationError", "the task has ended")
         yield {"task": task}
 
     async def create_task_push_notification_config(
-            self, request: messages.TaskPushNotificationConfig,
-            context: CallContext) -> messages.TaskPushNotificationConfig:
+        self, request: messages.TaskPushNotificationConfig, context: CallContext
+    ) -> messages.TaskPushNotificationConfig:
         self._task(context.tenant, request.get("taskId", ""))
         config = {key: value for key, value in request.items() if key != "tenant"}
         self.configs[(context.tenant, request["taskId"], request["id"])] = config  # type: ignore[assignment]
         return config  # type: ignore[return-value]
 
     async def get_task_push_notification_config(
-            self, request: messages.GetTaskPushNotificationConfigRequest,
-            context: CallContext) -> messages.TaskPushNotificationConfig:
+        self,
+        request: messages.GetTaskPushNotificationConfigRequest,
+        context: CallContext,
+    ) -> messages.TaskPushNotificationConfig:
         key = (context.tenant, request.get("taskId", ""), request.get("id", ""))
         if key not in self.configs:
             raise protocol.A2AError("TaskNotFoundError", "no such config")
         return self.configs[key]
 
     async def list_task_push_notification_configs(
-            self, request: messages.ListTaskPushNotificationConfigsRequest,
-            context: CallContext) -> messages.ListTaskPushNotificationConfigsResponse:
+        self,
+        request: messages.ListTaskPushNotificationConfigsRequest,
+        context: CallContext,
+    ) -> messages.ListTaskPushNotificationConfigsResponse:
         task_id = request.get("taskId", "")
-        return {"configs": [c for (t, i, _), c in self.configs.items() if (t, i) == (context.tenant, task_id)]}
+        return {
+            "configs": [
+                c
+                for (t, i, _), c in self.configs.items()
+                if (t, i) == (context.tenant, task_id)
+            ]
+        }
 
-    async def get_extended_agent_card(self, request: messages.GetExtendedAgentCardRequest,
-                                      context: CallContext) -> messages.AgentCard:
+    async def get_extended_agent_card(
+        self, request: messages.GetExtendedAgentCardRequest, context: CallContext
+    ) -> messages.AgentCard:
         return CARD
 
     async def delete_task_push_notification_config(
-            self, request: messages.DeleteTaskPushNotificationConfigRequest, context: CallContext) -> None:
-        self.configs.pop((context.tenant, request.get("taskId", ""), request.get("id", "")), None)
+        self,
+        request: messages.DeleteTaskPushNotificationConfigRequest,
+        context: CallContext,
+    ) -> None:
+        self.configs.pop(
+            (context.tenant, request.get("taskId", ""), request.get("id", "")), None
+        )
 
 
 def make_app(**options: Any) -> asgi.A2AApplication:
-    handler: A2AServiceHandler = MemoryAgent()  # mypy checks the handler is complete here
-    return asgi.create_app(handler, agent_card=CARD, http_json_prefix="/rest", jsonrpc_path="/jsonrpc", **options)
+    handler: A2AServiceHandler = (
+        MemoryAgent()
+    )  # mypy checks the handler is complete here
+    return asgi.create_app(
+        handler,
+        agent_card=CARD,
+        http_json_prefix="/rest",
+        jsonrpc_path="/jsonrpc",
+        **options,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +252,9 @@ def test_sdk_clients_against_create_app(served: str, kind: str, tenant: str) -> 
     assert seen["SendMessage"] == (pb.TASK_STATE_COMPLETED, pb.TASK_STATE_WORKING)
     assert seen["SendStreamingMessage"] == ["task", "status_update"]
     assert seen["GetTask"].id == done_id and len(seen["GetTask"].history) == 0
-    assert [t.id for t in seen["ListTasks"].tasks] == [held_id]  # this tenant's working task only
+    assert [t.id for t in seen["ListTasks"].tasks] == [
+        held_id
+    ]  # this tenant's working task only
     assert [e.task.id for e in seen["SubscribeToTask"]] == [held_id]
     assert seen["CancelTask"].status.state == pb.TASK_STATE_CANCELED
     assert seen["CreateTaskPushNotificationConfig"].url == "https://example.test/hook"
@@ -188,7 +269,9 @@ def test_tenants_are_apart_and_errors_reach_the_sdk(served: str) -> None:
         async with httpx.AsyncClient(timeout=10, headers=SDK_HEADERS) as http:
             acme = _transport("rest", http, served, "tenant-b")
             plain = _transport("jsonrpc", http, served, "")
-            task = (await acme.send_message(pb.SendMessageRequest(message=_message("hold")))).task
+            task = (
+                await acme.send_message(pb.SendMessageRequest(message=_message("hold")))
+            ).task
             with pytest.raises(errors.TaskNotFoundError):
                 await plain.get_task(pb.GetTaskRequest(id=task.id))
 
@@ -199,13 +282,39 @@ def test_plain_http_answers(served: str) -> None:
     with httpx.Client(base_url=served, timeout=10) as http:
         card = http.get("/acme/.well-known/agent-card.json")
         assert card.status_code == 200 and card.json() == CARD and card.headers["etag"]
-        assert http.get("/.well-known/agent-card.json", headers={"If-None-Match": card.headers["etag"]}).status_code == 304
-        bad = http.get("/rest/tasks", params={"pageSize": "1.5"}, headers={"A2A-Version": "1.0"})
-        assert bad.status_code == 400 and bad.json()["error"]["details"][0]["fieldViolations"][0]["field"] == "pageSize"
-        assert http.delete("/rest/tasks", headers={"A2A-Version": "1.0"}).headers["allow"] == "GET, HEAD"
+        assert (
+            http.get(
+                "/.well-known/agent-card.json",
+                headers={"If-None-Match": card.headers["etag"]},
+            ).status_code
+            == 304
+        )
+        bad = http.get(
+            "/rest/tasks", params={"pageSize": "1.5"}, headers={"A2A-Version": "1.0"}
+        )
+        assert (
+            bad.status_code == 400
+            and bad.json()["error"]["details"][0]["fieldViolations"][0]["field"]
+            == "pageSize"
+        )
+        assert (
+            http.delete("/rest/tasks", headers={"A2A-Version": "1.0"}).headers["allow"]
+            == "GET, HEAD"
+        )
         old = http.get("/rest/tasks")
-        assert old.status_code == 400 and old.json()["error"]["details"][0]["reason"] == "VERSION_NOT_SUPPORTED"
-        rpc = http.post("/jsonrpc", json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}})
+        assert (
+            old.status_code == 400
+            and old.json()["error"]["details"][0]["reason"] == "VERSION_NOT_SUPPORTED"
+        )
+        rpc = http.post(
+            "/jsonrpc",
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "GetTask",
+                "params": {"id": "x"},
+            },
+        )
         assert rpc.status_code == 200 and rpc.json()["error"]["code"] == -32009
 
 
@@ -213,8 +322,9 @@ def test_stream_is_closed_when_the_client_leaves() -> None:
     closed = threading.Event()
 
     class Endless(MemoryAgent):
-        async def subscribe_to_task(self, request: messages.SubscribeToTaskRequest,
-                                    context: CallContext) -> AsyncIterator[messages.StreamResponse]:
+        async def subscribe_to_task(
+            self, request: messages.SubscribeToTaskRequest, context: CallContext
+        ) -> AsyncIterator[messages.StreamResponse]:
             try:
                 yield {"task": {"id": request.get("id", "")}}
                 await asyncio.Event().wait()
@@ -225,10 +335,14 @@ def test_stream_is_closed_when_the_client_leaves() -> None:
     app = asgi.create_app(Endless(), agent_card=CARD)
     with running(app) as base, httpx.Client(base_url=base, timeout=10) as http:
         prepared = client.prepare("SubscribeToTask", {"id": "t1"}, base_url=base)
-        with http.stream(prepared.method, prepared.url, headers=prepared.headers) as response:
+        with http.stream(
+            prepared.method, prepared.url, headers=prepared.headers
+        ) as response:
             first = next(client.read_stream("SubscribeToTask", response.iter_bytes()))
             assert first == {"task": {"id": "t1"}}
-        assert closed.wait(10), "the handler's iterator was not closed after the client left"
+        assert closed.wait(
+            10
+        ), "the handler's iterator was not closed after the client left"
 
 
 # ------------------------------------------------------------ other servers, mounts
@@ -242,16 +356,42 @@ def _free_port() -> int:
 
 def _exercise(http: httpx.Client, base: str) -> None:
     """A unary call, a stream and the card through the client helpers."""
-    sent = client.prepare("SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hold"}]}},
-                          base_url=base + "/rest")
-    answer = http.request(sent.method, sent.url, headers=sent.headers, content=sent.body)
-    task = client.read_response("SendMessage", answer.status_code, answer.headers.raw, answer.content)["task"]
-    streamed = client.prepare("SubscribeToTask", {"id": task["id"]}, base_url=base, binding="jsonrpc")
-    answer = http.request(streamed.method, base + "/jsonrpc", headers=streamed.headers, content=streamed.body)
+    sent = client.prepare(
+        "SendMessage",
+        {
+            "message": {
+                "messageId": "m",
+                "role": "ROLE_USER",
+                "parts": [{"text": "hold"}],
+            }
+        },
+        base_url=base + "/rest",
+    )
+    answer = http.request(
+        sent.method, sent.url, headers=sent.headers, content=sent.body
+    )
+    task = client.read_response(
+        "SendMessage", answer.status_code, answer.headers.raw, answer.content
+    )["task"]
+    streamed = client.prepare(
+        "SubscribeToTask", {"id": task["id"]}, base_url=base, binding="jsonrpc"
+    )
+    answer = http.request(
+        streamed.method,
+        base + "/jsonrpc",
+        headers=streamed.headers,
+        content=streamed.body,
+    )
     assert client.is_event_stream(answer.headers.raw)
-    assert [e["task"]["id"] for e in client.read_stream("SubscribeToTask", [answer.content], binding="jsonrpc")] == [
-        task["id"]]
-    assert http.get(base + "/.well-known/agent-card.json").json()["name"] == CARD["name"]
+    assert [
+        e["task"]["id"]
+        for e in client.read_stream(
+            "SubscribeToTask", [answer.content], binding="jsonrpc"
+        )
+    ] == [task["id"]]
+    assert (
+        http.get(base + "/.well-known/agent-card.json").json()["name"] == CARD["name"]
+    )
 
 
 def test_under_hypercorn() -> None:
@@ -310,16 +450,22 @@ def test_mounted_in_starlette_and_fastapi() -> None:
     async def hello(request: Any) -> PlainTextResponse:
         return PlainTextResponse("hello")
 
-    starlette_app = Starlette(routes=[Route("/hello", hello), Mount("/agent", app=make_app())])
+    starlette_app = Starlette(
+        routes=[Route("/hello", hello), Mount("/agent", app=make_app())]
+    )
     fastapi_app = FastAPI()
     fastapi_app.mount("/agent", make_app())
 
     for app in (starlette_app, fastapi_app):
         with running(app) as base, httpx.Client(timeout=10) as http:
             _exercise(http, base + "/agent")
-            escaped = http.get(base + "/agent/rest/tasks/a%2Fb", headers={"A2A-Version": "1.0"})
+            escaped = http.get(
+                base + "/agent/rest/tasks/a%2Fb", headers={"A2A-Version": "1.0"}
+            )
             assert escaped.status_code == 404
-            assert escaped.json()["error"]["details"][0]["metadata"]["taskId"] == "a/b"  # %2F stayed in the id
+            assert (
+                escaped.json()["error"]["details"][0]["metadata"]["taskId"] == "a/b"
+            )  # %2F stayed in the id
     with running(starlette_app) as base:
         assert httpx.get(base + "/hello").text == "hello"
 
@@ -330,30 +476,54 @@ def test_mounted_in_starlette_and_fastapi() -> None:
 class Guarded(MemoryAgent):
     """The extended card for a bearer token only; its URLs from the call's base URL."""
 
-    async def get_extended_agent_card(self, request: messages.GetExtendedAgentCardRequest,
-                                      context: CallContext) -> messages.AgentCard:
+    async def get_extended_agent_card(
+        self, request: messages.GetExtendedAgentCardRequest, context: CallContext
+    ) -> messages.AgentCard:
         if context.header("authorization") != "Bearer s3cret":
-            raise Unauthenticated("a bearer token is needed", challenge='Bearer realm="t"')
+            raise Unauthenticated(
+                "a bearer token is needed", challenge='Bearer realm="t"'
+            )
         return {**CARD, "documentationUrl": context.base_url}
 
 
 def _card_at(base_url: str) -> messages.AgentCard:
-    return {**CARD, "supportedInterfaces": [{"url": base_url + "/rest", "protocolBinding": "HTTP+JSON"}]}
+    return {
+        **CARD,
+        "supportedInterfaces": [
+            {"url": base_url + "/rest", "protocolBinding": "HTTP+JSON"}
+        ],
+    }
 
 
-def test_openapi_document_reads_the_package_file_wherever_it_is_vendored(tmp_path: Path) -> None:
+def test_openapi_document_reads_the_package_file_wherever_it_is_vendored(
+    tmp_path: Path,
+) -> None:
     document = asgi.openapi_document()
-    assert document == (GENERATED / "a2a_binding" / "openapi.json").read_text(encoding="utf-8")
+    assert document == (GENERATED / "a2a_binding" / "openapi.json").read_text(
+        encoding="utf-8"
+    )
     # Vendored under another package, and generated without the document.
     import shutil
 
     shutil.copytree(GENERATED / "a2a_binding", tmp_path / "vendor" / "a2a_binding")
     (tmp_path / "vendor" / "__init__.py").write_text("")
     probe = "from vendor.a2a_binding import asgi; d = asgi.openapi_document(); print(None if d is None else len(d))"
-    found = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
+    found = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert found.stdout.strip() == str(len(document or ""))
     (tmp_path / "vendor" / "a2a_binding" / "openapi.json").unlink()
-    missing = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
+    missing = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert missing.stdout.strip() == "None"
 
 
@@ -366,33 +536,71 @@ def test_true_urls_openapi_and_refusals_under_uvicorn_and_in_a_mount() -> None:
     from starlette.routing import Mount
 
     def build() -> asgi.A2AApplication:
-        return asgi.create_app(Guarded(), agent_card=_card_at, http_json_prefix="/rest", jsonrpc_path="/jsonrpc",
-                               openapi=asgi.openapi_document(), link_openapi_in_card=True)
+        return asgi.create_app(
+            Guarded(),
+            agent_card=_card_at,
+            http_json_prefix="/rest",
+            jsonrpc_path="/jsonrpc",
+            openapi=asgi.openapi_document(),
+            link_openapi_in_card=True,
+        )
 
-    for app, prefix in ((build(), ""), (Starlette(routes=[Mount("/agent", app=build())]), "/agent")):
-        with running(app) as served, httpx.Client(timeout=10, headers=SDK_HEADERS) as http:
+    for app, prefix in (
+        (build(), ""),
+        (Starlette(routes=[Mount("/agent", app=build())]), "/agent"),
+    ):
+        with (
+            running(app) as served,
+            httpx.Client(timeout=10, headers=SDK_HEADERS) as http,
+        ):
             base = served + prefix
             card = http.get(base + "/.well-known/agent-card.json").json()
             assert card["supportedInterfaces"][0]["url"] == base + "/rest"
             assert card["documentationUrl"] == base + "/openapi.json"
             document = http.get(card["documentationUrl"])
             assert document.status_code == 200 and document.headers["etag"]
-            assert document.json()["paths"] and document.json()["servers"] == [{"url": base + "/rest"}]
+            assert document.json()["paths"] and document.json()["servers"] == [
+                {"url": base + "/rest"}
+            ]
             server = document.json()["servers"][0]["url"]
-            assert http.get(server + "/tasks").json()["tasks"] == []  # the document leads there
+            assert (
+                http.get(server + "/tasks").json()["tasks"] == []
+            )  # the document leads there
             refused = http.get(base + "/rest/extendedAgentCard")
-            assert refused.status_code == 401 and refused.headers["www-authenticate"] == 'Bearer realm="t"'
+            assert (
+                refused.status_code == 401
+                and refused.headers["www-authenticate"] == 'Bearer realm="t"'
+            )
             assert refused.json()["error"]["status"] == "UNAUTHENTICATED"
-            envelope = {"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard", "params": {}}
+            envelope = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "GetExtendedAgentCard",
+                "params": {},
+            }
             answer = http.post(base + "/jsonrpc", json=envelope)
-            assert answer.status_code == 200 and answer.headers["www-authenticate"] == 'Bearer realm="t"'
+            assert (
+                answer.status_code == 200
+                and answer.headers["www-authenticate"] == 'Bearer realm="t"'
+            )
             assert answer.json()["error"]["code"] == UNAUTHENTICATED_CODE == -31001
-            for binding, reply in (("http+json", refused), ("jsonrpc", answer)):  # one error for both
+            for binding, reply in (
+                ("http+json", refused),
+                ("jsonrpc", answer),
+            ):  # one error for both
                 with pytest.raises(client.AuthenticationRequired) as caught:
-                    client.read_response("GetExtendedAgentCard", reply.status_code, reply.headers.raw,
-                                         reply.content, binding=binding)  # type: ignore[arg-type]
+                    client.read_response(
+                        "GetExtendedAgentCard",
+                        reply.status_code,
+                        reply.headers.raw,
+                        reply.content,
+                        binding=binding,
+                    )  # type: ignore[arg-type]
                 assert caught.value.challenge == 'Bearer realm="t"'
-            granted = http.get(base + "/rest/extendedAgentCard", headers={"Authorization": "Bearer s3cret"})
+            granted = http.get(
+                base + "/rest/extendedAgentCard",
+                headers={"Authorization": "Bearer s3cret"},
+            )
             assert granted.json()["documentationUrl"] == base
 
 
@@ -401,20 +609,32 @@ def test_true_urls_openapi_and_refusals_under_uvicorn_and_in_a_mount() -> None:
 
 @pytest.mark.parametrize("binding", ["http+json", "jsonrpc"])
 @pytest.mark.parametrize("tenant", ["", "acme"])
-def test_client_helpers_against_the_sdk_server(sdk_server: tuple[str, Any], binding: str, tenant: str) -> None:  # noqa: F811
+def test_client_helpers_against_the_sdk_server(
+    sdk_server: tuple[str, Any], binding: str, tenant: str
+) -> None:  # noqa: F811
     base, _ = sdk_server
     url = base + ("/jsonrpc" if binding == "jsonrpc" else "")
-    options: dict[str, Any] = {"base_url": url, "binding": binding, "tenant": tenant or None}
+    options: dict[str, Any] = {
+        "base_url": url,
+        "binding": binding,
+        "tenant": tenant or None,
+    }
 
     def call(rpc: str, request: dict[str, Any]) -> Any:
         sent = client.prepare(rpc, request, **options)
-        answer = http.request(sent.method, sent.url, headers=sent.headers, content=sent.body)
-        return client.read_response(rpc, answer.status_code, answer.headers.raw, answer.content, binding=binding)
+        answer = http.request(
+            sent.method, sent.url, headers=sent.headers, content=sent.body
+        )
+        return client.read_response(
+            rpc, answer.status_code, answer.headers.raw, answer.content, binding=binding
+        )
 
     def stream(rpc: str, request: dict[str, Any], limit: int) -> list[Any]:
         sent = client.prepare(rpc, request, **options)
         events: list[Any] = []
-        with http.stream(sent.method, sent.url, headers=sent.headers, content=sent.body) as answer:
+        with http.stream(
+            sent.method, sent.url, headers=sent.headers, content=sent.body
+        ) as answer:
             assert client.is_event_stream(answer.headers.raw)
             for event in client.read_stream(rpc, answer.iter_bytes(), binding=binding):
                 events.append(event)
@@ -423,21 +643,59 @@ def test_client_helpers_against_the_sdk_server(sdk_server: tuple[str, Any], bind
         return events
 
     with httpx.Client(timeout=10) as http:
-        held = call("SendMessage", {"message": {"messageId": f"h-{binding}-{tenant}", "role": "ROLE_USER",
-                                                "parts": [{"text": "hold"}]}})["task"]
-        events = stream("SendStreamingMessage", {"message": {"messageId": f"s-{binding}-{tenant}",
-                                                             "role": "ROLE_USER", "parts": [{"text": "go"}]}}, 99)
+        held = call(
+            "SendMessage",
+            {
+                "message": {
+                    "messageId": f"h-{binding}-{tenant}",
+                    "role": "ROLE_USER",
+                    "parts": [{"text": "hold"}],
+                }
+            },
+        )["task"]
+        events = stream(
+            "SendStreamingMessage",
+            {
+                "message": {
+                    "messageId": f"s-{binding}-{tenant}",
+                    "role": "ROLE_USER",
+                    "parts": [{"text": "go"}],
+                }
+            },
+            99,
+        )
         assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
-        assert call("GetTask", {"id": held["id"], "historyLength": 0})["id"] == held["id"]
-        assert held["id"] in [t["id"] for t in call("ListTasks", {"status": "TASK_STATE_WORKING"})["tasks"]]
-        assert stream("SubscribeToTask", {"id": held["id"]}, 1)[0]["task"]["id"] == held["id"]
+        assert (
+            call("GetTask", {"id": held["id"], "historyLength": 0})["id"] == held["id"]
+        )
+        assert held["id"] in [
+            t["id"]
+            for t in call("ListTasks", {"status": "TASK_STATE_WORKING"})["tasks"]
+        ]
+        assert (
+            stream("SubscribeToTask", {"id": held["id"]}, 1)[0]["task"]["id"]
+            == held["id"]
+        )
         config = {"taskId": held["id"], "id": "c1", "url": "https://example.test/hook"}
         assert call("CreateTaskPushNotificationConfig", config)["id"] == "c1"
-        assert call("GetTaskPushNotificationConfig", {"taskId": held["id"], "id": "c1"})["url"]
-        assert [c["id"] for c in call("ListTaskPushNotificationConfigs", {"taskId": held["id"]})["configs"]] == ["c1"]
-        assert call("DeleteTaskPushNotificationConfig", {"taskId": held["id"], "id": "c1"}) == {}
+        assert call(
+            "GetTaskPushNotificationConfig", {"taskId": held["id"], "id": "c1"}
+        )["url"]
+        assert [
+            c["id"]
+            for c in call("ListTaskPushNotificationConfigs", {"taskId": held["id"]})[
+                "configs"
+            ]
+        ] == ["c1"]
+        assert (
+            call("DeleteTaskPushNotificationConfig", {"taskId": held["id"], "id": "c1"})
+            == {}
+        )
         assert call("GetExtendedAgentCard", {})["name"] == "sdk-server"
-        assert call("CancelTask", {"id": held["id"]})["status"]["state"] == "TASK_STATE_CANCELED"
+        assert (
+            call("CancelTask", {"id": held["id"]})["status"]["state"]
+            == "TASK_STATE_CANCELED"
+        )
         with pytest.raises(protocol.A2AError) as caught:
             call("GetTask", {"id": "no-such-task"})
         assert caught.value.kind.name == "TaskNotFoundError"
@@ -452,9 +710,20 @@ def test_client_helpers_against_the_sdk_server(sdk_server: tuple[str, Any], bind
 def _mypy(source: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     (tmp_path / "snippet.py").write_text(source)
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"),
-         str(tmp_path / "snippet.py")],
-        capture_output=True, text=True, cwd=GENERATED, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            str(tmp_path / "snippet.py"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=GENERATED,
+        timeout=300,
         env={"MYPYPATH": str(GENERATED), "PATH": "/usr/bin:/bin"},
     )
 
@@ -465,22 +734,33 @@ def test_mypy_names_the_rpcs_a_handler_lacks(tmp_path: Path) -> None:
     protocol_source = (GENERATED / "a2a_binding" / "handler.py").read_text()
     body = protocol_source.split("class A2AServiceHandler(Protocol):", 1)[1]
     methods = re.split(r"\n(?=    (?:async )?def )", body)[1:]
-    kept = [m for m in methods if not re.match(r"    (?:async )?def (get_task|list_tasks)\(", m)]
+    kept = [
+        m
+        for m in methods
+        if not re.match(r"    (?:async )?def (get_task|list_tasks)\(", m)
+    ]
     assert len(kept) == len(methods) - 2 == 9
     source = (
         "from collections.abc import AsyncIterator\n"
         "from a2a_binding import messages\n"
         "from a2a_binding.asgi import create_app\n"
         "from a2a_binding.handler import CallContext\n\n\n"
-        "class Partial:\n" + "\n".join(m.replace("        ...", "        raise NotImplementedError")
-                                      for m in kept)
-        + "\n\napp = create_app(Partial(), agent_card={\"name\": \"x\"})\n"
+        "class Partial:\n"
+        + "\n".join(
+            m.replace("        ...", "        raise NotImplementedError") for m in kept
+        )
+        + '\n\napp = create_app(Partial(), agent_card={"name": "x"})\n'
     )
     result = _mypy(source, tmp_path)
     assert result.returncode == 1, result.stdout
-    assert 'Argument 1 to "create_app" has incompatible type "Partial"' in result.stdout, result.stdout
-    listed = re.search(r'"Partial" is missing following "A2AServiceHandler" protocol members:\n'
-                       r'.*note:\s+([\w, ]+)\n', result.stdout)
+    assert (
+        'Argument 1 to "create_app" has incompatible type "Partial"' in result.stdout
+    ), result.stdout
+    listed = re.search(
+        r'"Partial" is missing following "A2AServiceHandler" protocol members:\n'
+        r".*note:\s+([\w, ]+)\n",
+        result.stdout,
+    )
     assert listed is not None, result.stdout
     assert listed.group(1).split(", ") == ["get_task", "list_tasks"], result.stdout
 
@@ -492,13 +772,22 @@ def _readme_snippets() -> list[str]:
 
 
 def test_readme_snippets_run(served: str) -> None:
-    snippets = [s for s in _readme_snippets() if "base_url=base_url" in s]  # the client ones
-    assert len(snippets) >= 3, "README section 'Serving and calling' lost its client snippets"
+    snippets = [
+        s for s in _readme_snippets() if "base_url=base_url" in s
+    ]  # the client ones
+    assert (
+        len(snippets) >= 3
+    ), "README section 'Serving and calling' lost its client snippets"
     sys.path.insert(0, str(GENERATED))
     try:
         for snippet in snippets:
-            namespace: dict[str, Any] = {"base_url": served + "/rest", "__name__": "readme"}
-            exec(compile(snippet, "README.md", "exec"), namespace)  # noqa: S102 - our own README
+            namespace: dict[str, Any] = {
+                "base_url": served + "/rest",
+                "__name__": "readme",
+            }
+            exec(
+                compile(snippet, "README.md", "exec"), namespace
+            )  # noqa: S102 - our own README
             if "main" in namespace and asyncio.iscoroutinefunction(namespace["main"]):
                 asyncio.run(namespace["main"]())
     finally:
@@ -511,15 +800,21 @@ def test_required_fields_are_checked_on_both_bindings(served: str) -> None:
     lacking = {"message": {"messageId": "r1", "parts": [{"text": "x"}]}}  # no role
     with httpx.Client(timeout=10) as http:
         sent = client.prepare("SendMessage", lacking, base_url=served + "/rest")
-        answer = http.request(sent.method, sent.url, headers=sent.headers, content=sent.body)
+        answer = http.request(
+            sent.method, sent.url, headers=sent.headers, content=sent.body
+        )
         assert answer.status_code == 400
         status = answer.json()["error"]
         assert status["status"] == "INVALID_ARGUMENT"
         assert status["details"][0]["fieldViolations"] == [
             {"field": "message.role", "description": "a REQUIRED field is missing"}
         ]
-        sent = client.prepare("SendMessage", {}, base_url=served + "/jsonrpc", binding="jsonrpc", id=5)
-        answer = http.request(sent.method, sent.url, headers=sent.headers, content=sent.body)
+        sent = client.prepare(
+            "SendMessage", {}, base_url=served + "/jsonrpc", binding="jsonrpc", id=5
+        )
+        answer = http.request(
+            sent.method, sent.url, headers=sent.headers, content=sent.body
+        )
         error = answer.json()["error"]
         assert answer.status_code == 200 and error["code"] == -32602
         assert error["data"][0]["fieldViolations"][0]["field"] == "message"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .conftest import GENERATED
 
-GOOD = '''
+GOOD = """
 from a2a_binding import jsonrpc, query, routes
 
 built = routes.build("GetTask", {"id": "x", "historyLength": 2})
@@ -33,9 +33,9 @@ def dispatch(rpc: routes.RpcName, request: dict[str, Any]) -> None:
     jsonrpc.request(rpc, request, 1, dynamic=True)
     query.decode(rpc, "", dynamic=True)
     client.prepare(rpc, request, base_url="http://agent", dynamic=True)
-'''
+"""
 
-BAD = '''
+BAD = """
 from a2a_binding import jsonrpc, messages, query, routes
 
 routes.build("GetTask", {"taskId": "x"})
@@ -51,16 +51,27 @@ from a2a_binding import client
 client.prepare("GetTask", {"taskId": "x"}, base_url="http://agent")
 def dispatch(rpc: routes.RpcName) -> None:
     routes.build(rpc, {})
-'''
+"""
 
 
 def _mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
     snippet = tmp_path / "snippet.py"
     snippet.write_text(source)
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy"),
-         str(snippet)],
-        capture_output=True, text=True, timeout=300, cwd=GENERATED,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            str(tmp_path / ".mypy"),
+            str(snippet),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=GENERATED,
         env={"MYPYPATH": str(GENERATED), "PATH": ""},
     )
 
@@ -78,9 +89,15 @@ def test_mypy_rejects_wrong_requests(tmp_path: Path) -> None:
     # 14: a literal rpc with a wrong request fails in client.prepare too; 16: a variable
     # rpc name needs dynamic=True.
     assert lines == {4, 5, 6, 8, 9, 10, 11, 12, 14, 16}, out
-    assert '4: error: No overload variant of "build" matches argument types "str", "dict[str, str]"' in out
+    assert (
+        '4: error: No overload variant of "build" matches argument types "str", "dict[str, str]"'
+        in out
+    )
     assert '9: error: No overload variant of "request" matches' in out
-    assert '8: error: Incompatible types in assignment (expression has type "int", variable has type "str")' in out
+    assert (
+        '8: error: Incompatible types in assignment (expression has type "int", variable has type "str")'
+        in out
+    )
     assert '10: error: Extra key "taskId" for TypedDict "GetTaskRequest"' in out
     # REQUIRED fields and path-bound fields are required keys: missing ones are errors.
     assert '11: error: No overload variant of "build" matches' in out

@@ -1627,10 +1627,16 @@ def check_builder(package: Package, descriptor: Descriptor, sent: Any) -> None:
     except Exception:
         built = None
     if expected is None:
-        assert built is None, f"MessageBuilder built {built} where ParseDict fails: {sent!r}"
+        assert (
+            built is None
+        ), f"MessageBuilder built {built} where ParseDict fails: {sent!r}"
     else:
-        assert built is not None, f"MessageBuilder failed where ParseDict builds: {sent!r}"
-        assert serialized(built) == serialized(expected), f"{built} is not {expected} for {sent!r}"
+        assert (
+            built is not None
+        ), f"MessageBuilder failed where ParseDict builds: {sent!r}"
+        assert serialized(built) == serialized(
+            expected
+        ), f"{built} is not {expected} for {sent!r}"
 
 
 def run_oracle(package: Package, examples: int) -> dict[str, int]:

@@ -203,7 +203,9 @@ def test_a_refused_credential_is_one_typed_error_on_both_bindings(
 
     app = make_app()
     http = run(
-        drive(app, "POST", "/message:send", body=b'{"text": "unauthenticated"}', headers=V)
+        drive(
+            app, "POST", "/message:send", body=b'{"text": "unauthenticated"}', headers=V
+        )
     )
     body = rpc_body("Send", {"text": "unauthenticated"}, request_id="r1")
     jsonrpc = run(drive(app, "POST", "/", body=body, headers=V))
@@ -236,16 +238,33 @@ def test_a_refused_credential_is_one_typed_error_on_both_bindings(
     "binding, status, headers, body, challenge, code",
     [
         # A 401 whatever it holds (a proxy's HTML), with or without a challenge.
-        ("http+json", 401, [("WWW-Authenticate", "Basic")], b"<h1>no</h1>", "Basic", -31001),
+        (
+            "http+json",
+            401,
+            [("WWW-Authenticate", "Basic")],
+            b"<h1>no</h1>",
+            "Basic",
+            -31001,
+        ),
         ("http+json", 401, {}, b"", None, -31001),
         ("jsonrpc", 401, [(b"www-authenticate", b"Bearer")], b"", "Bearer", -31001),
         # A server-chosen code with the challenge header; the default code without it.
-        ("jsonrpc", 200, [("WWW-Authenticate", "Bearer"), ("www-authenticate", "Basic")],
-         b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -31002, "message": "m"}}',
-         "Bearer, Basic", -31002),
-        ("jsonrpc", 200, [],
-         b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -31001, "message": "m"}}',
-         None, -31001),
+        (
+            "jsonrpc",
+            200,
+            [("WWW-Authenticate", "Bearer"), ("www-authenticate", "Basic")],
+            b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -31002, "message": "m"}}',
+            "Bearer, Basic",
+            -31002,
+        ),
+        (
+            "jsonrpc",
+            200,
+            [],
+            b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -31001, "message": "m"}}',
+            None,
+            -31001,
+        ),
     ],
 )
 def test_authentication_required_forms(
@@ -265,9 +284,13 @@ def test_authentication_required_forms(
 
 def test_other_errors_are_not_authentication(client: ClientBinding) -> None:
     """A 403, or a JSON-RPC error with another code and no challenge, stays what it was."""
-    forbidden = b'{"error": {"code": 403, "status": "PERMISSION_DENIED", "message": "no"}}'
+    forbidden = (
+        b'{"error": {"code": 403, "status": "PERMISSION_DENIED", "message": "no"}}'
+    )
     with pytest.raises(ResponseError) as http:
-        client.read_response("GetTask", 403, [("WWW-Authenticate", "Bearer")], forbidden)
+        client.read_response(
+            "GetTask", 403, [("WWW-Authenticate", "Bearer")], forbidden
+        )
     assert not isinstance(http.value, AuthenticationRequired)
     other = b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}}'
     with pytest.raises(JsonRpcError) as rpc:

@@ -84,7 +84,9 @@ SERVICES = (
     ),
 )
 METHODS = {m.rpc: m for m in SERVICES[0].methods}
-REQUEST = {m.name: m.input_type for m in pb.DESCRIPTOR.services_by_name["A2AService"].methods}
+REQUEST = {
+    m.name: m.input_type for m in pb.DESCRIPTOR.services_by_name["A2AService"].methods
+}
 
 
 def _message(text: str = "hi") -> pb.Message:
@@ -114,17 +116,33 @@ class Handler:
 
     async def _answer(self, name: str, request: Any) -> Any:
         if name == "send_message":
-            return {"message": {"messageId": "a1", "role": "ROLE_AGENT", "parts": request["message"]["parts"]}}
+            return {
+                "message": {
+                    "messageId": "a1",
+                    "role": "ROLE_AGENT",
+                    "parts": request["message"]["parts"],
+                }
+            }
         if name == "delete_task_push_notification_config":
             return None
         if name == "get_task":
-            return {"id": request["id"], "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}
+            return {
+                "id": request["id"],
+                "contextId": "c",
+                "status": {"state": "TASK_STATE_WORKING"},
+            }
         return {}
 
     async def _stream(self, request: Any) -> AsyncIterator[Any]:
         try:
             for n in range(2):
-                yield {"statusUpdate": {"taskId": f"t{n}", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}
+                yield {
+                    "statusUpdate": {
+                        "taskId": f"t{n}",
+                        "contextId": "c",
+                        "status": {"state": "TASK_STATE_WORKING"},
+                    }
+                }
         finally:
             self.events.append("closed")
 
@@ -135,7 +153,11 @@ async def serving(handler: Any, **options: Any) -> AsyncIterator[grpc.aio.Channe
     options.setdefault("schema", SCHEMA)
     server = grpc.aio.server()
     GrpcBinding(
-        handler, services=SERVICES, pb2_module="a2a.types.a2a_pb2", tenant_field="tenant", **options
+        handler,
+        services=SERVICES,
+        pb2_module="a2a.types.a2a_pb2",
+        tenant_field="tenant",
+        **options,
     ).add_to(server)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
@@ -148,13 +170,19 @@ async def serving(handler: Any, **options: Any) -> AsyncIterator[grpc.aio.Channe
 
 def _response_class(rpc: str) -> Any:
     name = METHODS[rpc].response_type
-    return empty_pb2.Empty if name == "google.protobuf.Empty" else getattr(pb, name.rsplit(".", 1)[1])
+    return (
+        empty_pb2.Empty
+        if name == "google.protobuf.Empty"
+        else getattr(pb, name.rsplit(".", 1)[1])
+    )
 
 
 def unary(channel: grpc.aio.Channel, rpc: str) -> Any:
     return channel.unary_unary(
         f"/{SERVICE}/{rpc}",
-        request_serializer=lambda m: m if isinstance(m, bytes) else m.SerializeToString(),
+        request_serializer=lambda m: (
+            m if isinstance(m, bytes) else m.SerializeToString()
+        ),
         response_deserializer=_response_class(rpc).FromString,
     )
 
@@ -214,11 +242,19 @@ def test_a_unary_call_reaches_the_handler_in_canonical_form() -> None:
     async def scenario() -> Any:
         async with serving(handler) as channel:
             request = pb.SendMessageRequest(
-                tenant="acme", message=_message(), configuration=pb.SendMessageConfiguration(history_length=3)
+                tenant="acme",
+                message=_message(),
+                configuration=pb.SendMessageConfiguration(history_length=3),
             )
-            metadata = V1 + (("a2a-extensions", "https://x/a, https://x/b"), ("a2a-extensions", "https://x/c"),
-                             ("authorization", "Bearer t"), ("blob-bin", b"\x00\xff"))
-            return await unary(channel, "SendMessage")(request, metadata=metadata, timeout=10)
+            metadata = V1 + (
+                ("a2a-extensions", "https://x/a, https://x/b"),
+                ("a2a-extensions", "https://x/c"),
+                ("authorization", "Bearer t"),
+                ("blob-bin", b"\x00\xff"),
+            )
+            return await unary(channel, "SendMessage")(
+                request, metadata=metadata, timeout=10
+            )
 
     answer = run(scenario)
     assert answer.message.parts[0].text == "hi" and answer.message.role == pb.ROLE_AGENT
@@ -242,7 +278,9 @@ def test_int64_and_enum_fields_arrive_as_protojson_and_no_tenant_is_empty() -> N
     async def scenario() -> None:
         async with serving(handler) as channel:
             await unary(channel, "ListTasks")(
-                pb.ListTasksRequest(status=pb.TASK_STATE_WORKING, page_size=5), metadata=V1, timeout=10
+                pb.ListTasksRequest(status=pb.TASK_STATE_WORKING, page_size=5),
+                metadata=V1,
+                timeout=10,
             )
 
     run(scenario)
@@ -257,11 +295,17 @@ def test_empty_answers_and_validate_off() -> None:
     async def scenario() -> Any:
         async with serving(handler, schema=None) as channel:
             deleted = await unary(channel, "DeleteTaskPushNotificationConfig")(
-                pb.DeleteTaskPushNotificationConfigRequest(task_id="t", id="c"), metadata=V1, timeout=10
+                pb.DeleteTaskPushNotificationConfigRequest(task_id="t", id="c"),
+                metadata=V1,
+                timeout=10,
             )
             # validation is off: the missing REQUIRED message reaches the handler
-            handler.override["send_message"] = lambda request, context: _const({"task": {"id": "x"}})
-            sent = await unary(channel, "SendMessage")(pb.SendMessageRequest(), metadata=V1, timeout=10)
+            handler.override["send_message"] = lambda request, context: _const(
+                {"task": {"id": "x"}}
+            )
+            sent = await unary(channel, "SendMessage")(
+                pb.SendMessageRequest(), metadata=V1, timeout=10
+            )
             return deleted, sent
 
     deleted, sent = run(scenario)
@@ -298,7 +342,9 @@ def test_a_stream_from_an_async_def_returning_an_iterator() -> None:
 
     async def scenario() -> list[Any]:
         async with serving(handler) as channel:
-            call = streaming(channel, "SubscribeToTask")(pb.SubscribeToTaskRequest(id="t"), metadata=V1, timeout=10)
+            call = streaming(channel, "SubscribeToTask")(
+                pb.SubscribeToTaskRequest(id="t"), metadata=V1, timeout=10
+            )
             return [event async for event in call]
 
     assert len(run(scenario)) == 2
@@ -323,7 +369,9 @@ def test_a_stream_from_an_iterator_without_aclose() -> None:
 
     async def scenario() -> list[Any]:
         async with serving(handler) as channel:
-            call = streaming(channel, "SubscribeToTask")(pb.SubscribeToTaskRequest(id="t"), metadata=V1, timeout=10)
+            call = streaming(channel, "SubscribeToTask")(
+                pb.SubscribeToTaskRequest(id="t"), metadata=V1, timeout=10
+            )
             return [event.task.id async for event in call]
 
     assert run(scenario) == ["1", "0"]
@@ -344,14 +392,22 @@ def test_every_a2a_error_is_its_code_with_the_error_info(name: str) -> None:
 
     async def scenario() -> grpc.aio.AioRpcError:
         async with serving(handler) as channel:
-            return await failed(unary(channel, "GetTask")(pb.GetTaskRequest(id="t"), metadata=V1, timeout=10))
+            return await failed(
+                unary(channel, "GetTask")(
+                    pb.GetTaskRequest(id="t"), metadata=V1, timeout=10
+                )
+            )
 
     error = run(scenario)
     assert error.code().name == kind.grpc_status
     assert error.details() == f"{name} for tâche-✓"
     found = status(error)
     [info] = infos(found)
-    assert (info.reason, info.domain, dict(info.metadata)) == (kind.reason, "a2a-protocol.org", {"taskId": "tâche-✓"})
+    assert (info.reason, info.domain, dict(info.metadata)) == (
+        kind.reason,
+        "a2a-protocol.org",
+        {"taskId": "tâche-✓"},
+    )
 
 
 def test_unauthenticated_carries_its_challenge_in_a_trailer() -> None:
@@ -364,28 +420,43 @@ def test_unauthenticated_carries_its_challenge_in_a_trailer() -> None:
 
     async def scenario() -> grpc.aio.AioRpcError:
         async with serving(handler) as channel:
-            call = unary(channel, "GetExtendedAgentCard")(pb.GetExtendedAgentCardRequest(), metadata=V1, timeout=10)
+            call = unary(channel, "GetExtendedAgentCard")(
+                pb.GetExtendedAgentCardRequest(), metadata=V1, timeout=10
+            )
             return await failed(call)
 
     error = run(scenario)
-    assert (error.code(), error.details()) == (grpc.StatusCode.UNAUTHENTICATED, "needs a token")
+    assert (error.code(), error.details()) == (
+        grpc.StatusCode.UNAUTHENTICATED,
+        "needs a token",
+    )
     assert dict(error.trailing_metadata())["www-authenticate"] == 'Bearer realm="x"'
     assert list(status(error).details) == []
 
 
-def test_a_refused_request_is_invalid_argument_with_bad_request_and_invalid_params() -> None:
+def test_a_refused_request_is_invalid_argument_with_bad_request_and_invalid_params() -> (
+    None
+):
     handler = Handler()
 
     async def scenario() -> grpc.aio.AioRpcError:
         async with serving(handler) as channel:
-            return await failed(unary(channel, "SendMessage")(pb.SendMessageRequest(), metadata=V1, timeout=10))
+            return await failed(
+                unary(channel, "SendMessage")(
+                    pb.SendMessageRequest(), metadata=V1, timeout=10
+                )
+            )
 
     error = run(scenario)
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and handler.seen == []
     found = status(error)
     [bad] = bad_requests(found)
-    assert [(v.field, v.description) for v in bad.field_violations] == [("message", "a REQUIRED field is missing")]
-    assert [(i.reason, i.domain) for i in infos(found)] == [(INVALID_PARAMS_REASON, "a2a-protocol.org")]
+    assert [(v.field, v.description) for v in bad.field_violations] == [
+        ("message", "a REQUIRED field is missing")
+    ]
+    assert [(i.reason, i.domain) for i in infos(found)] == [
+        (INVALID_PARAMS_REASON, "a2a-protocol.org")
+    ]
 
 
 def test_an_enum_number_that_names_no_value_is_refused() -> None:
@@ -393,7 +464,9 @@ def test_an_enum_number_that_names_no_value_is_refused() -> None:
         async with serving(Handler()) as channel:
             request = pb.ListTasksRequest()
             request.status = 77  # type: ignore[assignment]
-            return await failed(unary(channel, "ListTasks")(request, metadata=V1, timeout=10))
+            return await failed(
+                unary(channel, "ListTasks")(request, metadata=V1, timeout=10)
+            )
 
     error = run(scenario)
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
@@ -410,8 +483,14 @@ def test_a_handler_refusal_and_undecodable_bytes_are_invalid_argument() -> None:
 
     async def scenario() -> tuple[grpc.aio.AioRpcError, grpc.aio.AioRpcError]:
         async with serving(handler) as channel:
-            refused = await failed(unary(channel, "GetTask")(pb.GetTaskRequest(id="t"), metadata=V1, timeout=10))
-            garbage = await failed(unary(channel, "GetTask")(b"\xff\xff\xff", metadata=V1, timeout=10))
+            refused = await failed(
+                unary(channel, "GetTask")(
+                    pb.GetTaskRequest(id="t"), metadata=V1, timeout=10
+                )
+            )
+            garbage = await failed(
+                unary(channel, "GetTask")(b"\xff\xff\xff", metadata=V1, timeout=10)
+            )
             return refused, garbage
 
     refused, garbage = run(scenario)
@@ -431,10 +510,14 @@ def test_a_handler_refusal_and_undecodable_bytes_are_invalid_argument() -> None:
         ((("a2a-version", "1.0"), ("a2a-version", "0.3")), ("1.0", "0.3"), False),
     ],
 )
-def test_the_version_is_checked(metadata: tuple[Any, ...], supported: tuple[str, ...], ok: bool) -> None:
+def test_the_version_is_checked(
+    metadata: tuple[Any, ...], supported: tuple[str, ...], ok: bool
+) -> None:
     async def scenario() -> Any:
         async with serving(Handler(), supported_versions=supported) as channel:
-            call = unary(channel, "GetTask")(pb.GetTaskRequest(id="t"), metadata=metadata, timeout=10)
+            call = unary(channel, "GetTask")(
+                pb.GetTaskRequest(id="t"), metadata=metadata, timeout=10
+            )
             return await call if ok else await failed(call)
 
     outcome = run(scenario)
@@ -445,15 +528,19 @@ def test_the_version_is_checked(metadata: tuple[Any, ...], supported: tuple[str,
         assert infos(status(outcome))[0].reason == "VERSION_NOT_SUPPORTED"
 
 
-def _internal(handler: Handler, rpc: str, request: Any, **options: Any) -> grpc.aio.AioRpcError:
+def _internal(
+    handler: Handler, rpc: str, request: Any, **options: Any
+) -> grpc.aio.AioRpcError:
     async def scenario() -> grpc.aio.AioRpcError:
         async with serving(handler, **options) as channel:
             make = streaming if METHODS[rpc].server_streaming else unary
             call = make(channel, rpc)(request, metadata=V1, timeout=10)
             if METHODS[rpc].server_streaming:
+
                 async def drain() -> None:
                     async for _ in call:
                         pass
+
                 return await failed(drain())
             return await failed(call)
 
@@ -476,7 +563,12 @@ async def _raises(exc: BaseException) -> Any:
         ("GetTask", lambda request, context: _raises(grpc.aio.AbortError())),
         ("SubscribeToTask", lambda request, context: _raises(grpc.aio.AbortError())),
         ("GetTask", lambda request, context: _raises(InvalidArgument("x", [("a", 1)]))),  # type: ignore[list-item]
-        ("GetTask", lambda request, context: _raises(Refusal(Failure(400, "INVALID_ARGUMENT", "m", 0, ({"@type": "nope"},))))),
+        (
+            "GetTask",
+            lambda request, context: _raises(
+                Refusal(Failure(400, "INVALID_ARGUMENT", "m", 0, ({"@type": "nope"},)))
+            ),
+        ),
         ("SubscribeToTask", lambda request, context: _const({"not": "an iterator"})),
     ],
 )
@@ -488,26 +580,40 @@ def test_a_handler_bug_is_internal_without_its_text(
     request = REQUEST_OF[rpc]
     with caplog.at_level(logging.ERROR):
         error = _internal(handler, rpc, request)
-    assert (error.code(), error.details()) == (grpc.StatusCode.INTERNAL, "internal error")
+    assert (error.code(), error.details()) == (
+        grpc.StatusCode.INTERNAL,
+        "internal error",
+    )
     assert list(status(error).details) == []
     assert f"/{SERVICE}/{rpc} failed" in caplog.text
 
 
-REQUEST_OF = {"GetTask": pb.GetTaskRequest(id="t"), "SubscribeToTask": pb.SubscribeToTaskRequest(id="t")}
+REQUEST_OF = {
+    "GetTask": pb.GetTaskRequest(id="t"),
+    "SubscribeToTask": pb.SubscribeToTaskRequest(id="t"),
+}
 
 
 def test_expose_errors_shows_the_text() -> None:
     handler = Handler()
-    handler.override["get_task"] = lambda request, context: _raises(RuntimeError("secret internals"))
+    handler.override["get_task"] = lambda request, context: _raises(
+        RuntimeError("secret internals")
+    )
     error = _internal(handler, "GetTask", REQUEST_OF["GetTask"], expose_errors=True)
     assert error.details() == "RuntimeError: secret internals"
 
 
-def test_check_responses_refuses_an_answer_that_is_not_the_message(caplog: pytest.LogCaptureFixture) -> None:
+def test_check_responses_refuses_an_answer_that_is_not_the_message(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     handler = Handler()
-    handler.override["get_task"] = lambda request, context: _const({"id": "t", "status": {"state": "DONE"}})
+    handler.override["get_task"] = lambda request, context: _const(
+        {"id": "t", "status": {"state": "DONE"}}
+    )
     with caplog.at_level(logging.ERROR):
-        error = _internal(handler, "GetTask", REQUEST_OF["GetTask"], check_responses=True)
+        error = _internal(
+            handler, "GetTask", REQUEST_OF["GetTask"], check_responses=True
+        )
     assert error.code() == grpc.StatusCode.INTERNAL
     assert "GetTask returned" in caplog.text and "status.state" in caplog.text
 
@@ -518,7 +624,13 @@ def test_an_error_in_the_middle_of_a_stream_ends_it_with_the_status() -> None:
 
     async def events(request: Any, context: CallContext) -> AsyncIterator[Any]:
         try:
-            yield {"task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}
+            yield {
+                "task": {
+                    "id": "t",
+                    "contextId": "c",
+                    "status": {"state": "TASK_STATE_WORKING"},
+                }
+            }
             raise A2AError("TaskNotFoundError", "gone mid-stream")
         finally:
             closed.append("finally")
@@ -528,7 +640,9 @@ def test_an_error_in_the_middle_of_a_stream_ends_it_with_the_status() -> None:
     async def scenario() -> tuple[list[Any], grpc.aio.AioRpcError]:
         seen: list[Any] = []
         async with serving(handler) as channel:
-            call = streaming(channel, "SubscribeToTask")(pb.SubscribeToTaskRequest(id="t"), metadata=V1, timeout=10)
+            call = streaming(channel, "SubscribeToTask")(
+                pb.SubscribeToTaskRequest(id="t"), metadata=V1, timeout=10
+            )
 
             async def drain() -> None:
                 async for event in call:
@@ -538,7 +652,10 @@ def test_an_error_in_the_middle_of_a_stream_ends_it_with_the_status() -> None:
 
     seen, error = run(scenario)
     assert [e.task.id for e in seen] == ["t"] and closed == ["finally"]
-    assert (error.code(), error.details()) == (grpc.StatusCode.NOT_FOUND, "gone mid-stream")
+    assert (error.code(), error.details()) == (
+        grpc.StatusCode.NOT_FOUND,
+        "gone mid-stream",
+    )
     assert infos(status(error))[0].reason == "TASK_NOT_FOUND"
 
 
@@ -560,7 +677,9 @@ def test_a_cancelled_error_the_handler_raised_itself_is_a_failure() -> None:
 # --------------------------------------------------------- cancellation, deadlines
 
 
-def sleeper(saw: list[str], label: str = "cancelled") -> Callable[[Any, CallContext], Awaitable[Any]]:
+def sleeper(
+    saw: list[str], label: str = "cancelled"
+) -> Callable[[Any, CallContext], Awaitable[Any]]:
     """A handler method that sleeps 30 s, noting ``label`` in ``saw`` when cancelled."""
 
     async def slow(request: Any, context: CallContext) -> Any:
@@ -580,7 +699,11 @@ def test_a_deadline_cancels_a_unary_handler() -> None:
 
     async def scenario() -> grpc.aio.AioRpcError:
         async with serving(handler) as channel:
-            error = await failed(unary(channel, "GetTask")(pb.GetTaskRequest(id="t"), metadata=V1, timeout=0.3))
+            error = await failed(
+                unary(channel, "GetTask")(
+                    pb.GetTaskRequest(id="t"), metadata=V1, timeout=0.3
+                )
+            )
             for _ in range(50):
                 if saw:
                     break
@@ -603,7 +726,13 @@ def test_a_stream_that_ends_early_closes_the_handlers_iterator(how: str) -> None
             for n in range(10_000):
                 if how != "backpressure":
                     await asyncio.sleep(0.05)
-                yield {"message": {"messageId": str(n), "role": "ROLE_AGENT", "parts": [{"text": big}]}}
+                yield {
+                    "message": {
+                        "messageId": str(n),
+                        "role": "ROLE_AGENT",
+                        "parts": [{"text": big}],
+                    }
+                }
         except asyncio.CancelledError:
             saw.append("CancelledError")
             raise
@@ -618,7 +747,9 @@ def test_a_stream_that_ends_early_closes_the_handlers_iterator(how: str) -> None
     async def scenario() -> None:
         async with serving(handler) as channel:
             call = streaming(channel, "SendStreamingMessage")(
-                pb.SendMessageRequest(message=_message()), metadata=V1, timeout=0.5 if how == "deadline" else 10
+                pb.SendMessageRequest(message=_message()),
+                metadata=V1,
+                timeout=0.5 if how == "deadline" else 10,
             )
             await call.read()
             if how == "deadline":
@@ -643,29 +774,55 @@ def test_a_stream_that_ends_early_closes_the_handlers_iterator(how: str) -> None
 
 def test_registration_checks_the_handler_the_module_and_the_options() -> None:
     with pytest.raises(TypeError, match="lacks the methods .*get_task"):
-        GrpcBinding(object(), services=SERVICES, pb2_module="a2a.types.a2a_pb2", tenant_field="tenant",
-                    supported_versions=("1.0",))
-    options: dict[str, Any] = {"services": SERVICES, "tenant_field": "tenant", "supported_versions": ("1.0",)}
+        GrpcBinding(
+            object(),
+            services=SERVICES,
+            pb2_module="a2a.types.a2a_pb2",
+            tenant_field="tenant",
+            supported_versions=("1.0",),
+        )
+    options: dict[str, Any] = {
+        "services": SERVICES,
+        "tenant_field": "tenant",
+        "supported_versions": ("1.0",),
+    }
     with pytest.raises(ImportError, match="cannot import no_such_pb2"):
         GrpcBinding(Handler(), pb2_module="no_such_pb2", **options)
     with pytest.raises(TypeError, match="is not a module protoc"):
         GrpcBinding(Handler(), pb2_module="json", **options)
     with pytest.raises(TypeError, match="does not define lf.a2a.v1.Other"):
-        GrpcBinding(Handler(), pb2_module="a2a.types.a2a_pb2",
-                    **{**options, "services": (GrpcService("lf.a2a.v1.Other", ()),)})
-    changed = GrpcService(SERVICE, (METHODS["GetTask"]._replace(server_streaming=True),))
+        GrpcBinding(
+            Handler(),
+            pb2_module="a2a.types.a2a_pb2",
+            **{**options, "services": (GrpcService("lf.a2a.v1.Other", ()),)},
+        )
+    changed = GrpcService(
+        SERVICE, (METHODS["GetTask"]._replace(server_streaming=True),)
+    )
     with pytest.raises(TypeError, match="otherwise than this package"):
-        GrpcBinding(Handler(), pb2_module="a2a.types.a2a_pb2", **{**options, "services": (changed,)})
+        GrpcBinding(
+            Handler(),
+            pb2_module="a2a.types.a2a_pb2",
+            **{**options, "services": (changed,)},
+        )
     with pytest.raises(ValueError, match="check_responses needs the schema"):
-        GrpcBinding(Handler(), pb2_module="a2a.types.a2a_pb2", check_responses=True, **options)
+        GrpcBinding(
+            Handler(), pb2_module="a2a.types.a2a_pb2", check_responses=True, **options
+        )
     with pytest.raises(ValueError, match="not Major.Minor"):
-        GrpcBinding(Handler(), pb2_module="a2a.types.a2a_pb2", **{**options, "supported_versions": ("one",)})
+        GrpcBinding(
+            Handler(),
+            pb2_module="a2a.types.a2a_pb2",
+            **{**options, "supported_versions": ("one",)},
+        )
 
 
 def test_an_unknown_method_is_unimplemented() -> None:
     async def scenario() -> grpc.aio.AioRpcError:
         async with serving(Handler()) as channel:
-            call = channel.unary_unary(f"/{SERVICE}/NoSuchRpc")(b"", metadata=V1, timeout=10)
+            call = channel.unary_unary(f"/{SERVICE}/NoSuchRpc")(
+                b"", metadata=V1, timeout=10
+            )
             return await failed(call)
 
     assert run(scenario).code() == grpc.StatusCode.UNIMPLEMENTED
@@ -676,13 +833,22 @@ def test_an_unknown_method_is_unimplemented() -> None:
 
 def test_encode_status_is_googleapis_bytes_and_decodes_back() -> None:
     details = [
-        {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "R", "domain": "d", "metadata": {"k": "v"}},
-        {"@type": "type.googleapis.com/google.rpc.BadRequest",
-         "fieldViolations": [{"field": "a", "description": "b", "reason": "c"}]},
+        {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "R",
+            "domain": "d",
+            "metadata": {"k": "v"},
+        },
+        {
+            "@type": "type.googleapis.com/google.rpc.BadRequest",
+            "fieldViolations": [{"field": "a", "description": "b", "reason": "c"}],
+        },
     ]
     blob = encode_status(grpc.StatusCode.NOT_FOUND, "gone ✓", details)
     expected = status_pb2.Status()
-    json_format.ParseDict({"code": 5, "message": "gone ✓", "details": details}, expected)
+    json_format.ParseDict(
+        {"code": 5, "message": "gone ✓", "details": details}, expected
+    )
     assert blob == expected.SerializeToString()
     decoded = decode_status([("other", "x"), (STATUS_DETAILS_KEY, blob)])
     assert decoded == {"code": 5, "message": "gone ✓", "details": details}
@@ -696,7 +862,10 @@ def test_decode_status_without_a_readable_trailer() -> None:
     other = status_pb2.Status(code=5, message="m")
     other.details.add().Pack(error_details_pb2.RetryInfo())  # a type the pool lacks
     assert decode_status([(STATUS_DETAILS_KEY, other.SerializeToString())]) == {
-        "code": 5, "message": "m", "details": []}
+        "code": 5,
+        "message": "m",
+        "details": [],
+    }
 
 
 def test_status_of_adds_invalid_params_only_beside_a_bare_bad_request() -> None:
@@ -705,7 +874,9 @@ def test_status_of_adds_invalid_params_only_beside_a_bare_bad_request() -> None:
     code, message, trailers = status_of(bad_request("bad", [("f", "why")]))
     found = status_pb2.Status.FromString(dict(trailers)[STATUS_DETAILS_KEY])
     assert (code, message) == (grpc.StatusCode.INVALID_ARGUMENT, "bad")
-    assert [i.reason for i in infos(found)] == [INVALID_PARAMS_REASON] and len(bad_requests(found)) == 1
+    assert [i.reason for i in infos(found)] == [INVALID_PARAMS_REASON] and len(
+        bad_requests(found)
+    ) == 1
     content_type = failure_of(A2AError("ContentTypeNotSupportedError", "no"))
     assert content_type is not None
     _, _, trailers = status_of(content_type)
@@ -723,11 +894,19 @@ from codegen.runtime._params import ServiceParams  # noqa: E402
 
 
 def _backend(channel: grpc.aio.Channel, **options: Any) -> GrpcBackend:
-    return GrpcBackend(channel, services=SERVICES, pb2_module="a2a.types.a2a_pb2", version="1.0", **options)
+    return GrpcBackend(
+        channel,
+        services=SERVICES,
+        pb2_module="a2a.types.a2a_pb2",
+        version="1.0",
+        **options,
+    )
 
 
 SERVED = CallContext(
-    "acme", "jsonrpc", ServiceParams("1.0", ("https://x/a", "https://x/b")),
+    "acme",
+    "jsonrpc",
+    ServiceParams("1.0", ("https://x/a", "https://x/b")),
     (("authorization", "Bearer t"), ("cookie", "secret"), ("trace-bin", "\x00\xff")),
 )
 
@@ -737,44 +916,85 @@ def test_the_backend_calls_and_streams_with_the_contexts_metadata() -> None:
 
     async def scenario() -> tuple[Any, Any, list[Any]]:
         async with serving(handler) as channel:
-            backend = _backend(channel, forward_headers=("Authorization", "trace-bin"), timeout=10)
-            sent = await backend.call("SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER",
-                                                                  "parts": [{"text": "hi"}]}}, SERVED)
-            deleted = await backend.call("DeleteTaskPushNotificationConfig", {"taskId": "t", "id": "c"})
-            events = [e async for e in backend.stream("SubscribeToTask", {"id": "t"}, SERVED)]
+            backend = _backend(
+                channel, forward_headers=("Authorization", "trace-bin"), timeout=10
+            )
+            sent = await backend.call(
+                "SendMessage",
+                {
+                    "message": {
+                        "messageId": "m",
+                        "role": "ROLE_USER",
+                        "parts": [{"text": "hi"}],
+                    }
+                },
+                SERVED,
+            )
+            deleted = await backend.call(
+                "DeleteTaskPushNotificationConfig", {"taskId": "t", "id": "c"}
+            )
+            events = [
+                e async for e in backend.stream("SubscribeToTask", {"id": "t"}, SERVED)
+            ]
             return sent, deleted, events
 
     sent, deleted, events = run(scenario)
-    assert sent == {"message": {"messageId": "a1", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}}
-    assert deleted is None and [e["statusUpdate"]["taskId"] for e in events] == ["t0", "t1"]
+    assert sent == {
+        "message": {"messageId": "a1", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}
+    }
+    assert deleted is None and [e["statusUpdate"]["taskId"] for e in events] == [
+        "t0",
+        "t1",
+    ]
     _, _, context = handler.seen[0]
     assert context.params == ServiceParams("1.0", ("https://x/a", "https://x/b"))
-    assert context.header("authorization") == "Bearer t" and context.header("cookie") is None
+    assert (
+        context.header("authorization") == "Bearer t"
+        and context.header("cookie") is None
+    )
     assert ("trace-bin", "\x00\xff") in context.headers
     assert handler.seen[1][2].params.extensions == ()  # no context: the version alone
 
     offline = _backend(None)  # type: ignore[arg-type]  # metadata needs no channel
     assert offline.metadata(None) == [("a2a-version", "1.0")]
-    plain = CallContext("", "http+json", ServiceParams("1.0", ()), (("authorization", "Bearer t"),))
-    assert offline.metadata(plain) == [("a2a-version", "1.0"), ("authorization", "Bearer t")]
+    plain = CallContext(
+        "", "http+json", ServiceParams("1.0", ()), (("authorization", "Bearer t"),)
+    )
+    assert offline.metadata(plain) == [
+        ("a2a-version", "1.0"),
+        ("authorization", "Bearer t"),
+    ]
 
 
 @pytest.mark.parametrize(
     ("raised", "check"),
     [
-        (lambda: A2AError("TaskNotFoundError", "gone", metadata={"taskId": "t"}),
-         lambda e: isinstance(e, A2AError) and (e.name, e.message, e.metadata) == (
-             "TaskNotFoundError", "gone", {"taskId": "t"})),
-        (lambda: Unauthenticated("who?", challenge='Bearer realm="r"'),
-         lambda e: isinstance(e, Unauthenticated) and (e.message, e.challenge) == ("who?", 'Bearer realm="r"')),
-        (lambda: InvalidArgument("bad", [("id", "short")]),
-         lambda e: isinstance(e, InvalidArgument) and e.violations == (("id", "short"),)),
-        (lambda: RuntimeError("bug"),
-         lambda e: isinstance(e, grpc.aio.AioRpcError) and e.code() == grpc.StatusCode.INTERNAL),
+        (
+            lambda: A2AError("TaskNotFoundError", "gone", metadata={"taskId": "t"}),
+            lambda e: isinstance(e, A2AError)
+            and (e.name, e.message, e.metadata)
+            == ("TaskNotFoundError", "gone", {"taskId": "t"}),
+        ),
+        (
+            lambda: Unauthenticated("who?", challenge='Bearer realm="r"'),
+            lambda e: isinstance(e, Unauthenticated)
+            and (e.message, e.challenge) == ("who?", 'Bearer realm="r"'),
+        ),
+        (
+            lambda: InvalidArgument("bad", [("id", "short")]),
+            lambda e: isinstance(e, InvalidArgument)
+            and e.violations == (("id", "short"),),
+        ),
+        (
+            lambda: RuntimeError("bug"),
+            lambda e: isinstance(e, grpc.aio.AioRpcError)
+            and e.code() == grpc.StatusCode.INTERNAL,
+        ),
     ],
 )
-def test_the_backend_raises_what_the_server_raised(raised: Callable[[], BaseException],
-                                                   check: Callable[[Exception], bool]) -> None:
+def test_the_backend_raises_what_the_server_raised(
+    raised: Callable[[], BaseException], check: Callable[[Exception], bool]
+) -> None:
     handler = Handler()
     handler.override["get_task"] = lambda request, context: _raises(raised())
 
@@ -819,7 +1039,9 @@ def test_the_backend_deadline_and_leaving_a_stream_early() -> None:
     async def scenario() -> None:
         async with serving(handler) as channel:
             with pytest.raises(DeadlineExceeded):
-                await _backend(channel, timeout=0.2).call("GetTask", {"id": "t"}, SERVED)
+                await _backend(channel, timeout=0.2).call(
+                    "GetTask", {"id": "t"}, SERVED
+                )
             stream = _backend(channel).stream("SubscribeToTask", {"id": "t"}, SERVED)
             assert await anext(stream) == {"task": {"id": "t"}}
             await stream.aclose()  # the call is cancelled: the server's iterator closes
@@ -833,50 +1055,100 @@ def test_the_backend_deadline_and_leaving_a_stream_early() -> None:
 
 
 class _Failed(grpc.aio.AioRpcError):
-    def __init__(self, code: grpc.StatusCode, details: str, trailers: tuple[Any, ...]) -> None:
-        super().__init__(code, grpc.aio.Metadata(), grpc.aio.Metadata(*trailers), details)
+    def __init__(
+        self, code: grpc.StatusCode, details: str, trailers: tuple[Any, ...]
+    ) -> None:
+        super().__init__(
+            code, grpc.aio.Metadata(), grpc.aio.Metadata(*trailers), details
+        )
 
 
 def test_error_of_reads_what_a_peer_may_send() -> None:
     bad = status_pb2.Status(code=3, message="m")
-    bad.details.add().Pack(error_details_pb2.BadRequest(
-        field_violations=[error_details_pb2.BadRequest.FieldViolation(field="f", description="d")]))
-    invalid = error_of(_Failed(grpc.StatusCode.INVALID_ARGUMENT, "m", ((STATUS_DETAILS_KEY, bad.SerializeToString()),)))
+    bad.details.add().Pack(
+        error_details_pb2.BadRequest(
+            field_violations=[
+                error_details_pb2.BadRequest.FieldViolation(field="f", description="d")
+            ]
+        )
+    )
+    invalid = error_of(
+        _Failed(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "m",
+            ((STATUS_DETAILS_KEY, bad.SerializeToString()),),
+        )
+    )
     assert isinstance(invalid, InvalidArgument) and invalid.violations == (("f", "d"),)
     bare = error_of(_Failed(grpc.StatusCode.INVALID_ARGUMENT, "m", ()))
     assert isinstance(bare, InvalidArgument) and bare.violations == ()
-    odd = error_of(_Failed(grpc.StatusCode.UNAUTHENTICATED, "no", (("www-authenticate", "Bearer\x7f"),)))
+    odd = error_of(
+        _Failed(
+            grpc.StatusCode.UNAUTHENTICATED, "no", (("www-authenticate", "Bearer\x7f"),)
+        )
+    )
     assert isinstance(odd, Unauthenticated) and odd.challenge == "Bearer"
     other_domain = status_pb2.Status(code=5, message="x")
-    other_domain.details.add().Pack(error_details_pb2.ErrorInfo(reason="TASK_NOT_FOUND", domain="example.com"))
-    unread = _Failed(grpc.StatusCode.NOT_FOUND, "x", ((STATUS_DETAILS_KEY, other_domain.SerializeToString()),))
+    other_domain.details.add().Pack(
+        error_details_pb2.ErrorInfo(reason="TASK_NOT_FOUND", domain="example.com")
+    )
+    unread = _Failed(
+        grpc.StatusCode.NOT_FOUND,
+        "x",
+        ((STATUS_DETAILS_KEY, other_domain.SerializeToString()),),
+    )
     assert error_of(unread) is unread
 
 
 # --------------------------------------------------------------------- deadlines
 
 
-from codegen.runtime._grpc import TIMEOUT_KEY, format_timeout, parse_timeout  # noqa: E402
+from codegen.runtime._grpc import (
+    TIMEOUT_KEY,
+    format_timeout,
+    parse_timeout,
+)  # noqa: E402
 
 
 @pytest.mark.parametrize(
     ("seconds", "wire"),
-    [(0.0, "0n"), (-1.0, "0n"), (1e-9, "1n"), (0.2, "200000u"), (1.5, "1500000u"), (30.0, "30000000u"),
-     (100_000.0, "100000S"), (1e12, "99999999H")],
+    [
+        (0.0, "0n"),
+        (-1.0, "0n"),
+        (1e-9, "1n"),
+        (0.2, "200000u"),
+        (1.5, "1500000u"),
+        (30.0, "30000000u"),
+        (100_000.0, "100000S"),
+        (1e12, "99999999H"),
+    ],
 )
-def test_format_timeout_is_the_least_unit_that_holds_it(seconds: float, wire: str) -> None:
+def test_format_timeout_is_the_least_unit_that_holds_it(
+    seconds: float, wire: str
+) -> None:
     assert format_timeout(seconds) == wire
     if seconds > 0 and wire != "99999999H":
         assert parse_timeout(wire) >= seconds - 1e-12  # rounded up, never down
 
 
-@pytest.mark.parametrize(("wire", "seconds"), [("1H", 3600.0), ("2M", 120.0), ("5S", 5.0), ("100m", 0.1),
-                                               ("7u", 7e-6), ("12345678n", 0.012345678)])
+@pytest.mark.parametrize(
+    ("wire", "seconds"),
+    [
+        ("1H", 3600.0),
+        ("2M", 120.0),
+        ("5S", 5.0),
+        ("100m", 0.1),
+        ("7u", 7e-6),
+        ("12345678n", 0.012345678),
+    ],
+)
 def test_parse_timeout_reads_every_unit(wire: str, seconds: float) -> None:
     assert parse_timeout(wire) == pytest.approx(seconds)
 
 
-@pytest.mark.parametrize("wire", ["", "S", "5", "5s", "123456789S", "-5S", "5.0S", "٣S", " 5S"])
+@pytest.mark.parametrize(
+    "wire", ["", "S", "5", "5s", "123456789S", "-5S", "5.0S", "٣S", " 5S"]
+)
 def test_parse_timeout_refuses_what_is_no_timeout_naming_the_header(wire: str) -> None:
     with pytest.raises(InvalidArgument, match=f"the {TIMEOUT_KEY} header"):
         parse_timeout(wire)
@@ -884,7 +1156,9 @@ def test_parse_timeout_refuses_what_is_no_timeout_naming_the_header(wire: str) -
 
 def test_the_backend_deadline_is_the_nearer_of_its_option_and_the_callers() -> None:
     def caller(*timeouts: str) -> CallContext:
-        return CallContext("", "http+json", SERVED.params, tuple((TIMEOUT_KEY, t) for t in timeouts))
+        return CallContext(
+            "", "http+json", SERVED.params, tuple((TIMEOUT_KEY, t) for t in timeouts)
+        )
 
     assert _backend(None).deadline(None) is None  # type: ignore[arg-type]
     assert _backend(None).deadline(caller()) is None  # type: ignore[arg-type]
@@ -908,7 +1182,13 @@ def test_a_served_calls_deadline_reaches_the_handler_and_a_backend_behind_it() -
             async with serving(_Proxy(_backend(to_origin))) as to_proxy:
                 call = to_proxy.unary_unary(f"/{SERVICE}/GetTask")
                 started = asyncio.get_running_loop().time()
-                error = await failed(call(pb.GetTaskRequest(id="t").SerializeToString(), metadata=V1, timeout=0.5))
+                error = await failed(
+                    call(
+                        pb.GetTaskRequest(id="t").SerializeToString(),
+                        metadata=V1,
+                        timeout=0.5,
+                    )
+                )
                 took = asyncio.get_running_loop().time() - started
                 for _ in range(100):
                     if cancelled:
@@ -919,7 +1199,9 @@ def test_a_served_calls_deadline_reaches_the_handler_and_a_backend_behind_it() -
 
     error, took, seen_timeouts = run(scenario)
     assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED and took < 5
-    assert cancelled == ["origin"]  # the origin's handler was cancelled by the passed-on deadline
+    assert cancelled == [
+        "origin"
+    ]  # the origin's handler was cancelled by the passed-on deadline
     assert len(seen_timeouts) == 1 and seen_timeouts[0].endswith("u")
     assert 0 < parse_timeout(seen_timeouts[0]) <= 0.5
 
@@ -945,15 +1227,21 @@ class _Proxy:
 from codegen.runtime._grpc import _behaviors, _RequiredDefaults  # noqa: E402
 
 
-@pytest.mark.parametrize(("options", "found"), [
-    (b"", set()),
-    (b"\xe0\x41\x02", {2}),  # field 1052, varint: REQUIRED
-    (b"\xe2\x41\x02\x02\x05", {2, 5}),  # packed
-    (b"\x08\x01\x11" + bytes(8) + b"\x1d" + bytes(4) + b"\xe0\x41\x03", {3}),  # other fields skipped
-    (b"\x0a\x02\xe0\x41", set()),  # a length-delimited field holding the same bytes
-    (b"\xe0\x41", set()),  # cut short
-    (b"\x0b\xe0\x41\x02", set()),  # a group: stop reading
-])
+@pytest.mark.parametrize(
+    ("options", "found"),
+    [
+        (b"", set()),
+        (b"\xe0\x41\x02", {2}),  # field 1052, varint: REQUIRED
+        (b"\xe2\x41\x02\x02\x05", {2, 5}),  # packed
+        (
+            b"\x08\x01\x11" + bytes(8) + b"\x1d" + bytes(4) + b"\xe0\x41\x03",
+            {3},
+        ),  # other fields skipped
+        (b"\x0a\x02\xe0\x41", set()),  # a length-delimited field holding the same bytes
+        (b"\xe0\x41", set()),  # cut short
+        (b"\x0b\xe0\x41\x02", set()),  # a group: stop reading
+    ],
+)
 def test_behaviors_read_off_the_wire(options: bytes, found: set[int]) -> None:
     assert _behaviors(options) == found
 
@@ -964,7 +1252,10 @@ def test_the_backend_puts_back_required_fields_protojson_leaves_out() -> None:
     handler = Handler()
 
     async def empty_page(request: Any, context: CallContext) -> Any:
-        return {"tasks": [{"id": "t1", "status": {"state": "TASK_STATE_WORKING"}}], "pageSize": 0}
+        return {
+            "tasks": [{"id": "t1", "status": {"state": "TASK_STATE_WORKING"}}],
+            "pageSize": 0,
+        }
 
     handler.override["list_tasks"] = empty_page
 
@@ -974,22 +1265,47 @@ def test_the_backend_puts_back_required_fields_protojson_leaves_out() -> None:
 
     assert run(scenario) == {
         "tasks": [{"id": "t1", "status": {"state": "TASK_STATE_WORKING"}}],
-        "nextPageToken": "", "pageSize": 0, "totalSize": 0,
+        "nextPageToken": "",
+        "pageSize": 0,
+        "totalSize": 0,
     }
 
 
 def test_required_defaults_in_every_kind_of_field() -> None:
     fill = _RequiredDefaults().fill
     assert fill(pb.ListTasksResponse.DESCRIPTOR, {}) == {
-        "tasks": [], "nextPageToken": "", "pageSize": 0, "totalSize": 0}
+        "tasks": [],
+        "nextPageToken": "",
+        "pageSize": 0,
+        "totalSize": 0,
+    }
     # a REQUIRED enum is its zero value's name; a message with presence stays absent
     assert fill(pb.TaskStatus.DESCRIPTOR, {}) == {"state": "TASK_STATE_UNSPECIFIED"}
-    assert fill(pb.Task.DESCRIPTOR, {"id": "t"}) == {"id": "t"}  # status and contextId: not REQUIRED here
+    assert fill(pb.Task.DESCRIPTOR, {"id": "t"}) == {
+        "id": "t"
+    }  # status and contextId: not REQUIRED here
     # nested in lists and in oneof members; well-known types left as they are
-    event = fill(pb.StreamResponse.DESCRIPTOR, {"statusUpdate": {"status": {"timestamp": "2020-01-01T00:00:00Z"}}})
-    assert event == {"statusUpdate": {"taskId": "", "contextId": "",
-                                      "status": {"state": "TASK_STATE_UNSPECIFIED", "timestamp": "2020-01-01T00:00:00Z"}}}
-    card = fill(pb.AgentCard.DESCRIPTOR, {"skills": [{"id": "s"}], "securitySchemes": {"b": {"httpAuthSecurityScheme": {}}}})
+    event = fill(
+        pb.StreamResponse.DESCRIPTOR,
+        {"statusUpdate": {"status": {"timestamp": "2020-01-01T00:00:00Z"}}},
+    )
+    assert event == {
+        "statusUpdate": {
+            "taskId": "",
+            "contextId": "",
+            "status": {
+                "state": "TASK_STATE_UNSPECIFIED",
+                "timestamp": "2020-01-01T00:00:00Z",
+            },
+        }
+    }
+    card = fill(
+        pb.AgentCard.DESCRIPTOR,
+        {
+            "skills": [{"id": "s"}],
+            "securitySchemes": {"b": {"httpAuthSecurityScheme": {}}},
+        },
+    )
     assert card["skills"] == [{"id": "s", "name": "", "description": "", "tags": []}]
     assert card["securitySchemes"]["b"]["httpAuthSecurityScheme"] == {"scheme": ""}
     assert card["defaultInputModes"] == [] and card["name"] == ""
@@ -1005,19 +1321,51 @@ def test_required_defaults_of_each_scalar_kind() -> None:
         importlib.import_module(module).DESCRIPTOR.CopyToProto(file)
         pool.Add(file)
     behavior = descriptor_pb2.FileDescriptorProto(
-        name="fb.proto", package="google.api", syntax="proto3", dependency=["google/protobuf/descriptor.proto"])
-    behavior.enum_type.add(name="FieldBehavior").value.add(name="FIELD_BEHAVIOR_UNSPECIFIED", number=0)
+        name="fb.proto",
+        package="google.api",
+        syntax="proto3",
+        dependency=["google/protobuf/descriptor.proto"],
+    )
+    behavior.enum_type.add(name="FieldBehavior").value.add(
+        name="FIELD_BEHAVIOR_UNSPECIFIED", number=0
+    )
     behavior.enum_type[0].value.add(name="REQUIRED", number=2)
-    behavior.extension.add(name="field_behavior", number=1052, type=14, label=3, type_name=".google.api.FieldBehavior",
-                           extendee=".google.protobuf.FieldOptions")
+    behavior.extension.add(
+        name="field_behavior",
+        number=1052,
+        type=14,
+        label=3,
+        type_name=".google.api.FieldBehavior",
+        extendee=".google.protobuf.FieldOptions",
+    )
     pool.Add(behavior)
-    kinds = descriptor_pb2.FileDescriptorProto(name="k.proto", package="k", syntax="proto3", dependency=["fb.proto"])
+    kinds = descriptor_pb2.FileDescriptorProto(
+        name="k.proto", package="k", syntax="proto3", dependency=["fb.proto"]
+    )
     message = kinds.message_type.add(name="K")
     required = descriptor_pb2.FieldOptions()
     required.ParseFromString(b"\xe2\x41\x01\x02")  # field_behavior = [REQUIRED], packed
-    names = {"d": 1, "f": 2, "i64": 3, "u64": 4, "i32": 5, "b": 8, "s": 9, "y": 12, "u32": 13, "e": 14}
+    names = {
+        "d": 1,
+        "f": 2,
+        "i64": 3,
+        "u64": 4,
+        "i32": 5,
+        "b": 8,
+        "s": 9,
+        "y": 12,
+        "u32": 13,
+        "e": 14,
+    }
     for number, (name, kind) in enumerate(names.items(), start=1):
-        field = message.field.add(name=name, json_name=name, number=number, type=kind, label=1, options=required)
+        field = message.field.add(
+            name=name,
+            json_name=name,
+            number=number,
+            type=kind,
+            label=1,
+            options=required,
+        )
         if name == "e":
             field.type_name = ".k.E"
     kinds.enum_type.add(name="E").value.add(name="E_NONE", number=0)
@@ -1025,6 +1373,16 @@ def test_required_defaults_of_each_scalar_kind() -> None:
     descriptor = pool.FindMessageTypeByName("k.K")
     GetMessageClass(descriptor)
     assert _RequiredDefaults().fill(descriptor, {}) == {
-        "d": 0.0, "f": 0.0, "i64": "0", "u64": "0", "i32": 0, "b": False, "s": "", "y": "", "u32": 0, "e": "E_NONE"}
+        "d": 0.0,
+        "f": 0.0,
+        "i64": "0",
+        "u64": "0",
+        "i32": 0,
+        "b": False,
+        "s": "",
+        "y": "",
+        "u32": 0,
+        "e": "E_NONE",
+    }
     plain = pb.DESCRIPTOR.pool.FindMessageTypeByName("google.protobuf.Empty")
     assert _RequiredDefaults().fill(plain, {}) == {}
