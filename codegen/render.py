@@ -183,7 +183,12 @@ def _python_literal(value: object) -> str:
         ]
         return f"{value.name}({', '.join(arguments)})"
     if isinstance(value, Item):
-        return f"{value.table}[{value.position:d}]"
+        key = value.position
+        return (
+            f"{value.table}[{key:d}]"
+            if type(key) is int
+            else f"{value.table}[{_python_literal(key)}]"
+        )
     if type(value) is tuple:  # a plain tuple: a record (a NamedTuple) is no literal
         inner = ", ".join(_python_literal(item) for item in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"

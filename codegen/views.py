@@ -96,11 +96,12 @@ class Call(NamedTuple):
 
 
 class Item(NamedTuple):
-    """``table[index]`` as the ``py`` filter prints it: a row of a table the module
-    defines (``table`` is fixed text)."""
+    """``table[key]`` as the ``py`` filter prints it: a row of a table the module
+    defines or imports (``table`` is fixed text; ``key`` an index, or a name printed
+    as a string literal)."""
 
     table: str
-    position: int
+    position: int | str
 
 
 class RouteView(NamedTuple):
@@ -351,15 +352,16 @@ class JsonRpcView(FileView):
     """What ``jsonrpc.py`` prints."""
 
     @property
-    def methods(self) -> tuple[tuple[Method, tuple[Item, ...], str], ...]:
-        """Each rpc with the positions of its routes in ``ROUTES`` and its request
-        annotation."""
+    def methods(self) -> tuple[tuple[Method, Item | tuple[()], str], ...]:
+        """Each rpc with its routes (its row of ``ROUTES_BY_RPC``, by name; ``()`` for
+        an rpc without any) and its request annotation."""
         return tuple(
             (
                 method,
-                tuple(
-                    Item("ROUTES", route.index)
-                    for route in self.file.method_routes(method)
+                (
+                    Item("ROUTES_BY_RPC", method.name)
+                    if self.file.method_routes(method)
+                    else ()
                 ),
                 self.request_annotation(method),
             )

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from .conftest import GENERATED
 from .test_routes import A2A_RPCS
 
 
@@ -23,6 +24,9 @@ def test_methods_cover_every_rpc_and_share_the_route_objects(a2a: ModuleType) ->
             any(route is r for r in a2a.routes.ROUTES) for route in method.routes
         )
         assert {r.request_type for r in method.routes} == {method.request_type}
+        # every route of the rpc, in table order: linked by name, not by position
+        assert method.routes == tuple(r for r in a2a.routes.ROUTES if r.rpc == name)
+    assert "ROUTES[" not in (GENERATED / "a2a_binding" / "jsonrpc.py").read_text()
     assert a2a.jsonrpc.STREAMING_METHODS == {"SendStreamingMessage", "SubscribeToTask"}
     assert (
         methods["CreateTaskPushNotificationConfig"].request_type

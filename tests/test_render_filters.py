@@ -49,6 +49,8 @@ def test_docstring_text_reads_back_and_never_holds_three_quotes(text: str) -> No
 def test_python_literal_prints_tables_and_refuses_records() -> None:
     row = Call("Param", (("a",), 1, None, True, Item("ROUTES", 3)))
     assert _python_literal(row) == 'Param(("a",), 1, None, True, ROUTES[3])'
+    # A row by name: the name is a string literal, escaped as any other.
+    assert _python_literal(Item("BY_RPC", 'Get"\n')) == "BY_RPC['Get\"\\n']"
     # A record of the generator (a NamedTuple) is a tuple too, but never a literal.
     with pytest.raises(TypeError):
         _python_literal(parse_template("/tasks/{id}"))

@@ -275,7 +275,8 @@ class RouteTable:
     (``tenant_variants``); ``client_routes`` gives, per rpc, the bindings ``build``
     tries in order (each with its tenant variant). ``tenant_field`` is the json name of the
     field the tenant variants bind (``""`` when there are none). ``max_segments``
-    bounds the segments a matching path can have.
+    bounds the segments a matching path can have. ``routes_by_rpc`` holds each rpc's
+    routes in table order.
     """
 
     def __init__(
@@ -308,6 +309,12 @@ class RouteTable:
                 for p in patterns
                 if p.tenant_variant
             }
+        )
+        grouped: dict[str, list[Route]] = {}
+        for route in self.routes:
+            grouped.setdefault(route.rpc, []).append(route)
+        self.routes_by_rpc: Mapping[str, tuple[Route, ...]] = MappingProxyType(
+            {rpc: tuple(found) for rpc, found in grouped.items()}
         )
         self.query = query
         self.tenant_field = tenant_field

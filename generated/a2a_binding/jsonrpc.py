@@ -39,7 +39,7 @@ from ._jsonrpc import (
 from ._errors import A2A_ERRORS, A2AErrorKind
 from ._media import JSONRPC_ACCEPTED as ACCEPTED_CONTENT_TYPES
 from ._media import JSONRPC_CONTENT_TYPE as CONTENT_TYPE
-from .routes import AGENT_CARD_PATH, ROUTES, agent_card_tenant
+from .routes import AGENT_CARD_PATH, ROUTES_BY_RPC, agent_card_tenant
 
 __all__ = [
     "A2A_ERRORS",
@@ -90,77 +90,77 @@ METHODS: Mapping[str, Method] = MappingProxyType(
             request_type="lf.a2a.v1.SendMessageRequest",
             response_type="lf.a2a.v1.SendMessageResponse",
             server_streaming=False,
-            routes=(ROUTES[0], ROUTES[1]),
+            routes=ROUTES_BY_RPC["SendMessage"],
         ),
         "SendStreamingMessage": Method(
             name="SendStreamingMessage",
             request_type="lf.a2a.v1.SendMessageRequest",
             response_type="lf.a2a.v1.StreamResponse",
             server_streaming=True,
-            routes=(ROUTES[2], ROUTES[3]),
+            routes=ROUTES_BY_RPC["SendStreamingMessage"],
         ),
         "GetTask": Method(
             name="GetTask",
             request_type="lf.a2a.v1.GetTaskRequest",
             response_type="lf.a2a.v1.Task",
             server_streaming=False,
-            routes=(ROUTES[4], ROUTES[5]),
+            routes=ROUTES_BY_RPC["GetTask"],
         ),
         "ListTasks": Method(
             name="ListTasks",
             request_type="lf.a2a.v1.ListTasksRequest",
             response_type="lf.a2a.v1.ListTasksResponse",
             server_streaming=False,
-            routes=(ROUTES[6], ROUTES[7]),
+            routes=ROUTES_BY_RPC["ListTasks"],
         ),
         "CancelTask": Method(
             name="CancelTask",
             request_type="lf.a2a.v1.CancelTaskRequest",
             response_type="lf.a2a.v1.Task",
             server_streaming=False,
-            routes=(ROUTES[8], ROUTES[9]),
+            routes=ROUTES_BY_RPC["CancelTask"],
         ),
         "SubscribeToTask": Method(
             name="SubscribeToTask",
             request_type="lf.a2a.v1.SubscribeToTaskRequest",
             response_type="lf.a2a.v1.StreamResponse",
             server_streaming=True,
-            routes=(ROUTES[10], ROUTES[11], ROUTES[12], ROUTES[13]),
+            routes=ROUTES_BY_RPC["SubscribeToTask"],
         ),
         "CreateTaskPushNotificationConfig": Method(
             name="CreateTaskPushNotificationConfig",
             request_type="lf.a2a.v1.TaskPushNotificationConfig",
             response_type="lf.a2a.v1.TaskPushNotificationConfig",
             server_streaming=False,
-            routes=(ROUTES[14], ROUTES[15]),
+            routes=ROUTES_BY_RPC["CreateTaskPushNotificationConfig"],
         ),
         "GetTaskPushNotificationConfig": Method(
             name="GetTaskPushNotificationConfig",
             request_type="lf.a2a.v1.GetTaskPushNotificationConfigRequest",
             response_type="lf.a2a.v1.TaskPushNotificationConfig",
             server_streaming=False,
-            routes=(ROUTES[16], ROUTES[17]),
+            routes=ROUTES_BY_RPC["GetTaskPushNotificationConfig"],
         ),
         "ListTaskPushNotificationConfigs": Method(
             name="ListTaskPushNotificationConfigs",
             request_type="lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
             response_type="lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
             server_streaming=False,
-            routes=(ROUTES[18], ROUTES[19]),
+            routes=ROUTES_BY_RPC["ListTaskPushNotificationConfigs"],
         ),
         "GetExtendedAgentCard": Method(
             name="GetExtendedAgentCard",
             request_type="lf.a2a.v1.GetExtendedAgentCardRequest",
             response_type="lf.a2a.v1.AgentCard",
             server_streaming=False,
-            routes=(ROUTES[20], ROUTES[21]),
+            routes=ROUTES_BY_RPC["GetExtendedAgentCard"],
         ),
         "DeleteTaskPushNotificationConfig": Method(
             name="DeleteTaskPushNotificationConfig",
             request_type="lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
             response_type="google.protobuf.Empty",
             server_streaming=False,
-            routes=(ROUTES[22], ROUTES[23]),
+            routes=ROUTES_BY_RPC["DeleteTaskPushNotificationConfig"],
         ),
     }
 )

@@ -876,6 +876,9 @@ TABLE = RouteTable(
     headers=_headers,
 )
 
+ROUTES_BY_RPC: Mapping[str, tuple[Route, ...]] = TABLE.routes_by_rpc
+"""Each rpc's routes, in table order (additional bindings and tenant variants included)."""
+
 TENANT_VARIANTS: Mapping[Route, Route] = TABLE.tenant_variants
 """Each plain route mapped to its ``/{tenant}`` variant."""
 

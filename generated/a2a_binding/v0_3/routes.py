@@ -413,6 +413,9 @@ TABLE = RouteTable(
     headers=_headers,
 )
 
+ROUTES_BY_RPC: Mapping[str, tuple[Route, ...]] = TABLE.routes_by_rpc
+"""Each rpc's routes, in table order (additional bindings and tenant variants included)."""
+
 
 def match(verb: str, raw_path: str) -> Match | None:
     """The route for ``verb`` and ``raw_path`` (the path as sent, still percent-encoded,
