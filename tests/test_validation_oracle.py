@@ -1398,6 +1398,8 @@ class Survey:
         url = value.get("@type")
         if not isinstance(url, str) or not url:
             self.duplicates(value, path)
+            # a key given twice in an Any without its type is named by its own path
+            self.paths.update(join(path, str(key)) for key in value)
             return
         name = url.rpartition("/")[2]
         if name in self.package.module.SCHEMA or name == EMPTY:
