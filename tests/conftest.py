@@ -5,8 +5,9 @@ from __future__ import annotations
 import importlib
 import itertools
 import shutil
+import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -95,3 +96,30 @@ def a2a() -> ModuleType:
     finally:
         sys.path.remove(str(GENERATED))
     return package
+
+
+def mypy_strict(
+    targets: Iterable[str | Path],
+    *,
+    cache: Path,
+    cwd: Path,
+    mypypath: Path | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """One ``mypy --strict`` run over ``targets`` from ``cwd``, without incremental
+    state beyond ``cache``; with ``mypypath``, that and a minimal PATH are the whole
+    environment (the generated package found as a user's code finds it)."""
+    env = (
+        None
+        if mypypath is None
+        else {"MYPYPATH": str(mypypath), "PATH": "/usr/bin:/bin"}
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
+        + ["--cache-dir", str(cache), *map(str, targets)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=env,
+    )

@@ -15,7 +15,7 @@ from codegen.inputs import V0_3_MODULE, request_from_module, with_v0_3
 from codegen.model import descriptor_sha256
 from codegen.plugin import generate
 
-from .conftest import GENERATED, PROTO, ROOT, run_plugin, spec_proto
+from .conftest import GENERATED, PROTO, ROOT, mypy_strict, run_plugin, spec_proto
 
 STDLIB = set(sys.stdlib_module_names)
 # The one exception, written only with grpc=true: the gRPC binding's runtime.
@@ -69,21 +69,8 @@ def _outputs(tmp_path: Path) -> list[Path]:
 def test_generated_code_passes_mypy_strict(tmp_path: Path) -> None:
     packages = _outputs(tmp_path)
     for package in packages:
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "mypy",
-                "--strict",
-                "--no-incremental",
-                "--cache-dir",
-                str(tmp_path / ".mypy"),
-                package.name,
-            ],
-            cwd=package.parent,
-            capture_output=True,
-            text=True,
-            timeout=300,
+        result = mypy_strict(
+            [package.name], cache=tmp_path / ".mypy", cwd=package.parent
         )
         assert (
             result.returncode == 0

@@ -42,7 +42,14 @@ from google.protobuf import json_format
 from codegen.inputs import request_from_module
 from codegen.plugin import generate
 
-from .conftest import GENERATED, ROOT, compile_request, run_plugin, spec_proto
+from .conftest import (
+    GENERATED,
+    ROOT,
+    compile_request,
+    mypy_strict,
+    run_plugin,
+    spec_proto,
+)
 from .servers import GrpcGateway, running
 from .test_interop import _every_operation, _message, example_server
 from .test_serving import CARD, MemoryAgent
@@ -781,22 +788,8 @@ def test_mypy_names_the_methods_a_handler_for_add_to_server_lacks(
         grpc_binding.add_to_server(Partial(), grpc.aio.server())
         grpc_binding.add_to_server(grpc_binding.Backend(grpc.aio.insecure_channel("x")), grpc.aio.server())
     """))
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--cache-dir",
-            str(tmp_path / ".mypy"),
-            str(snippet),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=GENERATED,
-        env={"MYPYPATH": str(GENERATED), "PATH": ""},
+    result = mypy_strict(
+        [snippet], cache=tmp_path / ".mypy", cwd=GENERATED, mypypath=GENERATED
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert (

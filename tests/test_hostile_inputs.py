@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from codegen.plugin import generate
 
-from .conftest import PROTO, ROOT, compile_request
+from .conftest import PROTO, ROOT, compile_request, mypy_strict
 from .test_layout import black_of
 
 HOSTILE = sorted((PROTO / "hostile").glob("*.proto"))
@@ -264,21 +264,11 @@ def assert_imports_cleanly(root: Path, packages: Iterable[str]) -> None:
 
 def assert_mypy_strict(root: Path, packages: Iterable[str]) -> None:
     """``mypy --strict`` passes on the generated ``packages`` under ``root``."""
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--cache-dir",
-            str(root / ".mypy"),
-            *[str(root / package) for package in packages],
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    result = mypy_strict(
+        [root / package for package in packages],
+        cache=root / ".mypy",
         cwd=root,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout[-3000:]
 

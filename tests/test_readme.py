@@ -9,7 +9,6 @@ import json
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from typing import Any
 from codegen.inputs import request_from_module
 from codegen.plugin import generate
 
-from .conftest import GENERATED, ROOT
+from .conftest import GENERATED, ROOT, mypy_strict
 from .servers import running
 from .test_example_agent import example  # noqa: F401  (the example server, a fixture)
 
@@ -45,22 +44,8 @@ def _mypy(files: dict[str, str], tmp_path: Path) -> dict[str, list[str]]:
     """One mypy --strict run over ``files`` (name: source); the error lines by file."""
     for name, source in files.items():
         (tmp_path / name).write_text(source)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--cache-dir",
-            str(tmp_path / "cache"),
-            *files,
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=300,
-        env={"MYPYPATH": str(GENERATED), "PATH": "/usr/bin:/bin"},
+    result = mypy_strict(
+        list(files), cache=tmp_path / "cache", cwd=tmp_path, mypypath=GENERATED
     )
     errors: dict[str, list[str]] = {name: [] for name in files}
     for line in result.stdout.splitlines():

@@ -30,7 +30,7 @@ import pytest
 from a2a.types import a2a_pb2 as pb
 from a2a.utils import errors
 
-from .conftest import GENERATED, ROOT
+from .conftest import GENERATED, ROOT, mypy_strict
 from .servers import running
 from .test_interop import (
     _every_operation,
@@ -709,22 +709,11 @@ def test_client_helpers_against_the_sdk_server(
 
 def _mypy(source: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     (tmp_path / "snippet.py").write_text(source)
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--cache-dir",
-            str(tmp_path / "cache"),
-            str(tmp_path / "snippet.py"),
-        ],
-        capture_output=True,
-        text=True,
+    return mypy_strict(
+        [tmp_path / "snippet.py"],
+        cache=tmp_path / "cache",
         cwd=GENERATED,
-        timeout=300,
-        env={"MYPYPATH": str(GENERATED), "PATH": "/usr/bin:/bin"},
+        mypypath=GENERATED,
     )
 
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
-from .conftest import GENERATED
+from .conftest import GENERATED, mypy_strict
 
 GOOD = """
 from a2a_binding import jsonrpc, query, routes
@@ -57,22 +56,8 @@ def dispatch(rpc: routes.RpcName) -> None:
 def _mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
     snippet = tmp_path / "snippet.py"
     snippet.write_text(source)
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--cache-dir",
-            str(tmp_path / ".mypy"),
-            str(snippet),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=GENERATED,
-        env={"MYPYPATH": str(GENERATED), "PATH": ""},
+    return mypy_strict(
+        [snippet], cache=tmp_path / ".mypy", cwd=GENERATED, mypypath=GENERATED
     )
 
 
