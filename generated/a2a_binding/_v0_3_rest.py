@@ -24,14 +24,18 @@ json names, as ProtoJSON allows; output uses the json names (``message``).
 
 Choices where the versions differ (a2a-sdk's 0.3 REST peers make the same):
 ``fileWithBytes`` holds the base64 text of the file as its bytes (so on the wire it is
-base64 twice), as a2a-sdk 0.3.26 and 1.3.0 write and read it; a 0.3 configuration
-without ``blocking`` is non-blocking (proto3's default ``false``: 1.0
-``returnImmediately: true``); a 0.3 ``historyLength`` of 0 is left unset; of 0.3's list of
-authentication schemes 1.0 keeps the first; 1.0's ``referenceTaskIds`` has no place in
-the 0.3 proto and is dropped; a data part that is not an object goes to 0.3 as
-``{"value": v}`` with ``metadata.data_part_compat: true``, as the JSON-RPC shapes do.
-ListTasks has no 0.3 route: ``request_from_v1`` refuses it. The card is
-``_v0_3_card``'s (a2a-sdk serves ``/v1/card`` in the 0.3 JSON-RPC form).
+base64 twice), as a2a-sdk 0.3.26 and 1.3.0 write and read it; a
+CreateTaskPushNotificationConfig body may be the whole request (``parent``,
+``configId``, ``config``), which a2a-sdk's 0.3 clients send, as well as the ``config``
+the proto's rule names; a 0.3 configuration without ``blocking`` is non-blocking
+(proto3's default ``false``: 1.0 ``returnImmediately: true``), so a 1.0 request always
+goes with ``blocking`` said; a 0.3 ``historyLength`` of 0 is left unset; of 0.3's list
+of authentication schemes 1.0 keeps the first; 1.0's ``referenceTaskIds`` and
+CancelTask ``metadata`` have no place in the 0.3 proto and are dropped; a data part
+that is not an object goes to 0.3 as ``{"value": v}`` with
+``metadata.data_part_compat: true``, as the JSON-RPC shapes do. ListTasks has no 0.3
+route: ``request_from_v1`` refuses it. The card is ``_v0_3_card``'s (a2a-sdk serves
+``/v1/card`` in the 0.3 JSON-RPC form).
 """
 
 from __future__ import annotations
@@ -522,9 +526,13 @@ def _by_config_name(request: object) -> Json:
 def _create_config_to_v1(request: object) -> Json:
     value = _fields(request, "request", ("parent", "configId", "config"))
     out: Json = {"taskId": _task_id(value.get("parent"), "parent", _CONFIGS_PARENT)}
-    config = _fields(
-        value.get("config", {}), "config", ("name", "pushNotificationConfig")
-    )
+    given = value.get("config", {})
+    if isinstance(given, dict) and "config" in given:
+        # a2a-sdk's 0.3 clients send the whole request as the body, not its config
+        whole = _fields(given, "config", ("configId", "config"))
+        given = whole.get("config", {})
+        value.setdefault("configId", whole.get("configId"))
+    config = _fields(given, "config", ("name", "pushNotificationConfig"))
     if "pushNotificationConfig" in config:
         out.update(
             _config_to_v1(
@@ -624,17 +632,18 @@ def _send_from_v1(request: Json) -> Json:
     out: Json = {}
     if "message" in request:
         out["message"] = message_from_v1(request["message"])
-    if "configuration" in request:
-        given = request["configuration"]
-        configuration: Json = {}
-        _copy(given, configuration, ("acceptedOutputModes",))
-        if "taskPushNotificationConfig" in given:
-            configuration["pushNotification"] = _config_from_v1(
-                given["taskPushNotificationConfig"]
-            )
-        _copy(given, configuration, ("historyLength",))
-        configuration["blocking"] = not given.get("returnImmediately", False)
-        out["configuration"] = configuration
+    # Always a configuration: without one (or ``blocking``) a 0.3 server does not
+    # block (proto3's false), where 1.0's default is to block.
+    given = request.get("configuration", {})
+    configuration: Json = {}
+    _copy(given, configuration, ("acceptedOutputModes",))
+    if "taskPushNotificationConfig" in given:
+        configuration["pushNotification"] = _config_from_v1(
+            given["taskPushNotificationConfig"]
+        )
+    _copy(given, configuration, ("historyLength",))
+    configuration["blocking"] = not given.get("returnImmediately", False)
+    out["configuration"] = configuration
     _copy(request, out, ("metadata",))
     return out
 

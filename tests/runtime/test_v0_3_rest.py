@@ -252,6 +252,20 @@ def test_requests_as_a2a_sdk_reads_them() -> None:
         "CreateTaskPushNotificationConfig",
         _d(expected),
     )
+    # a2a-sdk's 0.3 clients send the whole request as the body
+    whole = MessageToDict(create, preserving_proto_field_name=True)
+    rpc, request = _transcoded(
+        "POST", "/v1/tasks/t1/pushNotificationConfigs", body=whole
+    )
+    assert rest.request_to_v1(rpc, request) == (
+        "CreateTaskPushNotificationConfig",
+        _d(expected),
+    )
+    bare = {"parent": "tasks/t1", "config": {"configId": "p9", "config": {}}}
+    assert rest.request_to_v1("CreateTaskPushNotificationConfig", bare) == (
+        "CreateTaskPushNotificationConfig",
+        {"taskId": "t1", "id": "p9"},
+    )
     for verb, rpc10 in (
         ("GET", "GetTaskPushNotificationConfig"),
         ("DELETE", "DeleteTaskPushNotificationConfig"),
@@ -320,6 +334,8 @@ def test_client_requests_round_trip_through_the_0_3_routes(
     again_rpc, again = rest.request_to_v1(v0_3_rpc, transcoded)
     assert again_rpc == rpc
     expected = {k: v for k, v in request_.items()}
+    if rpc.startswith("Send"):  # 0.3 REST says blocking: always a configuration
+        expected.setdefault("configuration", {})
     if rpc == "SendMessage":
         expected["message"] = {
             k: v for k, v in request_["message"].items() if k != "referenceTaskIds"
