@@ -550,3 +550,24 @@ def test_a_malformed_card_is_refused_by_field(
     with pytest.raises(ShapeError) as caught:
         card.card_to_v1({"name": "a", **value})
     assert caught.value.field == field
+
+
+def test_error_bodies_are_the_same_status_on_both_versions() -> None:
+    # a2a-sdk 1.3.0's 0.3 REST adapter renders errors with its 1.0 rest_error_handler:
+    # the google.rpc.Status we write (it adds an empty ErrorInfo metadata), read back
+    # by us as the same error; so response_from_v1 has no error to convert.
+    from a2a.utils import errors
+    from a2a.utils.error_handlers import build_rest_error_payload
+
+    from codegen.runtime._errors import A2A_ERRORS, A2AError
+
+    for name in A2A_ERRORS:
+        theirs = build_rest_error_payload(getattr(errors, name)("boom"))
+        status, ours = A2AError(name, "boom").to_http()
+        for detail in theirs["error"]["details"]:
+            assert detail.pop("metadata") == {}
+        assert (theirs, theirs["error"]["code"]) == (ours, status)
+        read = A2AError.from_status(
+            build_rest_error_payload(getattr(errors, name)("x"))
+        )
+        assert read is not None and (read.kind.name, read.message) == (name, "x")
