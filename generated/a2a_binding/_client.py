@@ -213,7 +213,8 @@ class ClientBinding:
     """The client side of one package: ``build`` is ``routes.build``,
     ``jsonrpc_request`` is ``jsonrpc.request``, ``headers`` is
     ``protocol.request_headers`` and ``methods`` is ``jsonrpc.METHODS`` (which rpcs
-    stream, and the ``response_body`` of their HTTP+JSON route); ``package`` is the
+    stream, and the ``response_body`` of their HTTP+JSON route); ``protocol_version``
+    is ``protocol.PROTOCOL_VERSION``; ``package`` is the
     generated package, whose ``v0_3.routes`` (the 0.3 route table) is imported when a
     call asks for ``version="0.3"`` (a package generated without the 0.3 proto has
     none)."""
@@ -227,8 +228,10 @@ class ClientBinding:
         methods: Mapping[str, Method],
         schema: Schema | None = None,
         package: str | None = None,
+        protocol_version: str | None = None,
     ) -> None:
         self._package = package
+        self._protocol_version = protocol_version
         self._build = build
         self._jsonrpc_request = jsonrpc_request
         self._headers = headers
@@ -256,7 +259,7 @@ class ClientBinding:
         version: str | None = None,
     ) -> PreparedRequest:
         """The request for ``rpc`` (see the generated ``client.prepare``)."""
-        legacy = _legacy(version)
+        legacy = self._legacy(version)
         if validate:
             method = self._methods.get(rpc)
             if self._schema is None or method is None:
@@ -333,6 +336,18 @@ class ClientBinding:
             verb, url, _v0_3_headers(headers, binding) + accept, body
         )
 
+    def _legacy(self, version: str | None) -> bool:
+        """Whether a call speaks A2A 0.3 (``version="0.3"``) rather than the
+        package's own version (``None``, or that version said)."""
+        if version is None or version == self._protocol_version:
+            return False
+        if version != V0_3:
+            own = f"{self._protocol_version!r}, " if self._protocol_version else ""
+            raise ValueError(
+                f"version must be None (this package's), {own}or '0.3', not {version!r}"
+            )
+        return True
+
     def _v0_3_build(self, rpc: str, request: Mapping[str, Any]) -> HttpRequest:
         if self._package is None:
             raise ValueError("this package has no A2A 0.3 tables")
@@ -359,7 +374,7 @@ class ClientBinding:
         """The response of ``rpc`` (see the generated ``client.read_response``)."""
         # The body decides, not its Content-Type (servers label JSON inconsistently);
         # the headers are read for a WWW-Authenticate challenge only.
-        legacy = _legacy(version)
+        legacy = self._legacy(version)
         if binding not in ("jsonrpc", "http+json"):
             raise ValueError(
                 f"binding must be 'http+json' or 'jsonrpc', not {binding!r}"
@@ -506,7 +521,7 @@ class ClientBinding:
         version: str | None = None,
     ) -> Iterator[dict[str, Any]]:
         """The responses of an event-stream body, raising on an error event."""
-        legacy = _legacy(version)
+        legacy = self._legacy(version)
         try:
             for event in parse_sse(chunks):
                 yield self._event(rpc, event, binding, legacy)
@@ -522,24 +537,12 @@ class ClientBinding:
         version: str | None = None,
     ) -> AsyncIterator[dict[str, Any]]:
         """``read_stream`` over async byte chunks."""
-        legacy = _legacy(version)
+        legacy = self._legacy(version)
         try:
             async for event in aparse_sse(chunks):
                 yield self._event(rpc, event, binding, legacy)
         except SseTooLarge as exc:
             raise ResponseError(str(exc), status=200, body=b"") from None
-
-
-def _legacy(version: str | None) -> bool:
-    """Whether a call speaks A2A 0.3 (``version="0.3"``) rather than the package's
-    own version (``None``)."""
-    if version is None:
-        return False
-    if version != V0_3:
-        raise ValueError(
-            f"version must be None (this package's) or '0.3', not {version!r}"
-        )
-    return True
 
 
 def _from_v0_3(

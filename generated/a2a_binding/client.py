@@ -27,7 +27,7 @@ from . import jsonrpc, messages, routes
 from ._client import AuthenticationRequired, ClientBinding, PreparedRequest
 from ._client import ResponseError, is_event_stream
 from ._jsonrpc import RequestId
-from .protocol import Binding, RequestHeaders, request_headers
+from .protocol import PROTOCOL_VERSION, Binding, RequestHeaders, request_headers
 
 __all__ = [
     "AuthenticationRequired",
@@ -47,6 +47,7 @@ _CLIENT = ClientBinding(
     methods=jsonrpc.METHODS,
     schema=messages.SCHEMA,
     package=__package__,
+    protocol_version=PROTOCOL_VERSION,
 )
 
 

@@ -34,6 +34,7 @@ def _binding(a2a: ModuleType, package: str | None) -> ClientBinding:
         methods=a2a.jsonrpc.METHODS,
         schema=a2a.messages.SCHEMA,
         package=package,
+        protocol_version=protocol.PROTOCOL_VERSION,
     )
 
 
@@ -132,8 +133,10 @@ def test_what_0_3_cannot_carry_is_refused(
         )
     with pytest.raises(ValueError, match="binding must be"):
         client.prepare("GetTask", {"id": "t"}, base_url=BASE, binding="grpc", version="0.3")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="version must be None"):
+    with pytest.raises(ValueError, match="version must be None .*'1.0', or '0.3'"):
         client.prepare("GetTask", {"id": "t"}, base_url=BASE, version="0.2")
+    said = client.prepare("GetTask", {"id": "t"}, base_url=BASE, version="1.0")
+    assert said == client.prepare("GetTask", {"id": "t"}, base_url=BASE)
     with pytest.raises(ValueError, match="version must be None"):
         client.read_response("GetTask", 200, [], b"{}", version="2")
     with pytest.raises(ValueError, match="no A2A 0.3 tables"):
