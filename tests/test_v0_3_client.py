@@ -1,16 +1,20 @@
-"""The generated client speaking A2A 0.3 (``version="0.3"``) to a2a-sdk 0.3.26's OWN
-servers: its JSON-RPC app (A2AStarletteApplication) and its REST app
+"""The generated client speaking A2A 0.3 (``version="0.3"``) to real 0.3 servers:
+a2a-sdk 0.3.26's OWN JSON-RPC app (A2AStarletteApplication) and REST app
 (A2ARESTFastAPIApplication), over a small AgentExecutor (``tests/v0_3/sdk_agent.py``),
-each run in the 0.3 venv as a subprocess on loopback and called over real HTTP with
-httpx. A 1.0 caller's requests go out as 0.3 and every answer comes back as the 1.0
-response (checked against the 1.0 schema): every 0.3 operation, streaming,
-resubscription, push-notification configs, the extended card, and the errors read back
-as the 1.0 ``A2AError``."""
+each run in the 0.3 venv as a subprocess on loopback; and a2a-sdk 1.3.0's 0.3
+adapters (``enable_v0_3_compat``) over the same executor written for 1.3.0, under
+uvicorn in this process. All called over real HTTP with httpx: a 1.0 caller's requests
+go out as 0.3 and every answer comes back as the 1.0 response (checked against the 1.0
+schema): every 0.3 operation, streaming, resubscription, push-notification configs,
+the extended card, and the errors read back as the 1.0 ``A2AError``."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -18,8 +22,11 @@ import httpx
 import pytest
 
 from tests import v0_3_env
+from tests.servers import running
 
 BINDINGS = {"jsonrpc": "jsonrpc", "http+json": "rest"}
+SDK_0_3 = "a2a-sdk 0.3.26"
+SDK_1_3 = "a2a-sdk 1.3.0's 0.3 adapter"
 RESPONSE_TYPES = {
     "SendMessage": "lf.a2a.v1.SendMessageResponse",
     "SendStreamingMessage": "lf.a2a.v1.StreamResponse",
@@ -36,7 +43,8 @@ RESPONSE_TYPES = {
 class Peer:
     """One a2a-sdk 0.3.26 server and the generated client speaking 0.3 to it."""
 
-    def __init__(self, a2a: ModuleType, base: str, binding: str) -> None:
+    def __init__(self, a2a: ModuleType, base: str, binding: str, server: str) -> None:
+        self.server = server
         self.client = importlib.import_module("a2a_binding.client")
         self.messages = importlib.import_module("a2a_binding.messages")
         self.protocol = importlib.import_module("a2a_binding.protocol")
@@ -98,17 +106,108 @@ class Peer:
         return [self._valid(rpc, event) for event in events]
 
 
-@pytest.fixture(scope="module", params=sorted(BINDINGS))
+@contextmanager
+def sdk_1_3_compat(binding: str) -> Iterator[str]:
+    """a2a-sdk 1.3.0 serving 0.3 beside 1.0 (its ``enable_v0_3_compat`` JSON-RPC
+    endpoint at ``/`` and REST routes), over the executor of ``sdk_agent.py``."""
+    from a2a.helpers.proto_helpers import new_task_from_user_message, new_text_message
+    from a2a.server.agent_execution import AgentExecutor
+    from a2a.server.request_handlers import DefaultRequestHandlerV2
+    from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
+    from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+    from a2a.server.tasks.inmemory_push_notification_config_store import (
+        InMemoryPushNotificationConfigStore,
+    )
+    from a2a.types import a2a_pb2 as pb
+    from starlette.applications import Starlette
+
+    holds: dict[str, asyncio.Event] = {}
+
+    class Executor(AgentExecutor):
+        async def execute(self, context: Any, event_queue: Any) -> None:
+            text = context.get_user_input()
+            if text == "message":
+                reply = new_text_message("a message", context_id=context.context_id)
+                await event_queue.enqueue_event(reply)
+                return
+            task = context.current_task or new_task_from_user_message(context.message)
+            await event_queue.enqueue_event(task)
+            updater = TaskUpdater(event_queue, task.id, task.context_id)
+            await updater.start_work()
+            if text == "hold":
+                held = holds.setdefault(task.id, asyncio.Event())
+                try:
+                    await asyncio.wait_for(held.wait(), 10)
+                    return
+                except asyncio.TimeoutError:
+                    pass
+            if text == "slow":
+                await asyncio.sleep(0.7)
+            await updater.add_artifact(
+                [pb.Part(text=text)], artifact_id="a-1", name="echo"
+            )
+            await updater.complete()
+
+        async def cancel(self, context: Any, event_queue: Any) -> None:
+            holds.setdefault(context.task_id, asyncio.Event()).set()
+            await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
+
+    transport = "JSONRPC" if binding == "jsonrpc" else "HTTP+JSON"
+    card = pb.AgentCard(
+        name="sdk-1.3-agent",
+        description="a2a-sdk 1.3.0 serving 0.3",
+        version="1.0.0",
+        supported_interfaces=[
+            pb.AgentInterface(
+                url="http://agent.test/",
+                protocol_binding=transport,
+                protocol_version="0.3",
+            )
+        ],
+        capabilities=pb.AgentCapabilities(
+            streaming=True, push_notifications=True, extended_agent_card=True
+        ),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[pb.AgentSkill(id="echo", name="echo", description="echo", tags=["t"])],
+    )
+    extended = pb.AgentCard()
+    extended.CopyFrom(card)
+    extended.name = "sdk-1.3-agent (extended)"
+    handler = DefaultRequestHandlerV2(
+        agent_executor=Executor(),
+        task_store=InMemoryTaskStore(),
+        agent_card=card,
+        push_config_store=InMemoryPushNotificationConfigStore(),
+        extended_agent_card=extended,
+    )
+    app = Starlette(
+        routes=[
+            *create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=True),
+            *create_rest_routes(handler, enable_v0_3_compat=True),
+        ]
+    )
+    with running(app) as base:
+        yield base
+
+
+PEERS = [
+    (server, binding) for server in (SDK_0_3, SDK_1_3) for binding in sorted(BINDINGS)
+]
+
+
+@pytest.fixture(scope="module", params=PEERS, ids=[f"{s}-{b}" for s, b in PEERS])
 def peer(request: pytest.FixtureRequest, a2a: ModuleType) -> Iterator[Peer]:
-    binding = request.param
-    with v0_3_env.sdk_agent(BINDINGS[binding]) as base:
-        yield Peer(a2a, base, binding)
+    server, binding = request.param
+    serve = v0_3_env.sdk_agent(BINDINGS[binding]) if server == SDK_0_3 else None
+    with serve or sdk_1_3_compat(binding) as base:
+        yield Peer(a2a, base, binding, server)
 
 
 def _message(text: str, **extra: Any) -> dict[str, Any]:
     return {
         "message": {
-            "messageId": f"m-{text}-{id(extra)}",
+            "messageId": f"m-{text}-{uuid.uuid4()}",
             "role": "ROLE_USER",
             "parts": [{"text": text}],
         },
@@ -195,17 +294,27 @@ def test_push_notification_configs(peer: Peer) -> None:
         "GetTaskPushNotificationConfig", {"taskId": task["id"], "id": "p-1"}
     )
     assert got == config
+    client = peer.client
     if peer.binding == "http+json":
-        # a2a-sdk 0.3.26's REST app has no list (500) and no delete route (404)
-        client = peer.client
-        with pytest.raises(client.ResponseError) as failed:
-            peer.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
-        assert failed.value.status == 500
-        with pytest.raises(client.ResponseError) as failed:
-            peer.call(
-                "DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": "p-1"}
+        # neither a2a-sdk has a 0.3 REST delete route; 0.3.26 has no list either (500)
+        delete = {"taskId": task["id"], "id": "p-1"}
+        if peer.server == SDK_0_3:
+            with pytest.raises(client.ResponseError) as failed:
+                peer.call("DeleteTaskPushNotificationConfig", delete)
+            assert failed.value.status in (404, 405)
+        else:  # 1.3.0 routes it to its 1.0 tenant route (tenant "v1"), which refuses 0.3
+            with pytest.raises(peer.protocol.A2AError) as refused:
+                peer.call("DeleteTaskPushNotificationConfig", delete)
+            assert refused.value.kind.name == "VersionNotSupportedError"
+        if peer.server == SDK_0_3:
+            with pytest.raises(client.ResponseError) as failed:
+                peer.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+            assert failed.value.status == 500
+        else:
+            listed = peer.call(
+                "ListTaskPushNotificationConfigs", {"taskId": task["id"]}
             )
-        assert failed.value.status in (404, 405)
+            assert listed == {"configs": [config]}
         return
     listed = peer.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
     assert listed == {"configs": [config]}
@@ -220,11 +329,19 @@ def test_push_notification_configs(peer: Peer) -> None:
 
 def test_the_extended_card_reads_as_a_1_0_card(peer: Peer) -> None:
     card = peer.call("GetExtendedAgentCard", {})
-    assert card["name"] == "sdk-0.3-agent (extended)"
+    name = "sdk-0.3-agent" if peer.server == SDK_0_3 else "sdk-1.3-agent"
+    assert card["name"] == f"{name} (extended)"
     assert card["capabilities"]["extendedAgentCard"] is True
     (interface,) = card["supportedInterfaces"]
-    assert interface["url"] == peer.base + "/"
-    assert interface["protocolVersion"] == "0.3.0"
+    if peer.server == SDK_0_3:
+        assert interface["url"] == peer.base + "/"
+        assert interface["protocolVersion"] == "0.3.0"
+    else:
+        assert interface == {
+            "url": "http://agent.test/",
+            "protocolBinding": interface["protocolBinding"],
+            "protocolVersion": "0.3",
+        }
     expected = "JSONRPC" if peer.binding == "jsonrpc" else "HTTP+JSON"
     assert interface["protocolBinding"] == expected
     assert card["skills"][0]["id"] == "echo"
