@@ -125,6 +125,12 @@ def _fields(
     return out
 
 
+def _set(number: object) -> bool:
+    """Whether a 0.3 integer field is set: proto3 has no "unset" but 0, which
+    ProtoJSON may also write as ``"0"``."""
+    return number is not None and number not in (0, "0")
+
+
 def _enum(value: object, names: tuple[str, ...], where: str) -> str:
     """An enum value by name or number (ProtoJSON takes both), as its name."""
     if isinstance(value, str) and value in names:
@@ -492,7 +498,7 @@ def _send_to_v1(request: object) -> Json:
             configuration["taskPushNotificationConfig"] = _config_to_v1(
                 given["pushNotification"], f"{where}.pushNotification"
             )
-        if given.get("historyLength"):  # 0.3's 0 is "no limit"
+        if _set(given.get("historyLength")):  # 0.3's 0 is "no limit"
             configuration["historyLength"] = given["historyLength"]
         blocking = given.get("blocking", False)
         if not isinstance(blocking, bool):
@@ -507,7 +513,7 @@ def _send_to_v1(request: object) -> Json:
 def _get_task_to_v1(request: object) -> Json:
     value = _fields(request, "request", ("name", "historyLength"))
     out: Json = {"id": _task_id(value.get("name"), "name")}
-    if value.get("historyLength"):
+    if _set(value.get("historyLength")):
         out["historyLength"] = value["historyLength"]
     return out
 
@@ -547,7 +553,7 @@ def _create_config_to_v1(request: object) -> Json:
 def _list_configs_to_v1(request: object) -> Json:
     value = _fields(request, "request", ("parent", "pageSize", "pageToken"))
     out: Json = {"taskId": _task_id(value.get("parent"), "parent")}
-    if value.get("pageSize"):
+    if _set(value.get("pageSize")):
         out["pageSize"] = value["pageSize"]
     if value.get("pageToken"):
         out["pageToken"] = value["pageToken"]

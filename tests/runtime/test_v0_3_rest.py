@@ -240,6 +240,16 @@ def test_requests_as_a2a_sdk_reads_them(routes03: ModuleType) -> None:
     assert rest.request_to_v1(rpc, request) == ("GetTask", _d(expected))
     rpc, request = _transcoded("GET", "/v1/tasks/t1", "historyLength=0")
     assert rest.request_to_v1(rpc, request) == ("GetTask", {"id": "t1"})
+    for zero in (0, "0"):  # ProtoJSON writes an int32 as a number or a string
+        body = {
+            "message": {},
+            "configuration": {"historyLength": zero, "blocking": True},
+        }
+        assert rest.request_to_v1("SendMessage", body)[1]["configuration"] == {}
+        listed = {"parent": "tasks/t", "pageSize": zero}
+        assert rest.request_to_v1("ListTaskPushNotificationConfig", listed)[1] == {
+            "taskId": "t"
+        }
     for verb, path, rpc10 in (
         ("POST", "/v1/tasks/t1:cancel", "CancelTask"),
         ("GET", "/v1/tasks/t1:subscribe", "SubscribeToTask"),
