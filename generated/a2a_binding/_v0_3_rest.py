@@ -44,6 +44,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from ._v0_3_card import card_from_v1, card_to_v1
@@ -63,18 +64,20 @@ __all__ = [
 
 Json = dict[str, Any]
 
-V0_3_REST_RPCS: Mapping[str, str] = {
-    "SendMessage": "SendMessage",
-    "SendStreamingMessage": "SendStreamingMessage",
-    "GetTask": "GetTask",
-    "CancelTask": "CancelTask",
-    "TaskSubscription": "SubscribeToTask",
-    "CreateTaskPushNotificationConfig": "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig": "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfig": "ListTaskPushNotificationConfigs",
-    "GetAgentCard": "GetExtendedAgentCard",
-    "DeleteTaskPushNotificationConfig": "DeleteTaskPushNotificationConfig",
-}
+V0_3_REST_RPCS: Mapping[str, str] = MappingProxyType(
+    {
+        "SendMessage": "SendMessage",
+        "SendStreamingMessage": "SendStreamingMessage",
+        "GetTask": "GetTask",
+        "CancelTask": "CancelTask",
+        "TaskSubscription": "SubscribeToTask",
+        "CreateTaskPushNotificationConfig": "CreateTaskPushNotificationConfig",
+        "GetTaskPushNotificationConfig": "GetTaskPushNotificationConfig",
+        "ListTaskPushNotificationConfig": "ListTaskPushNotificationConfigs",
+        "GetAgentCard": "GetExtendedAgentCard",
+        "DeleteTaskPushNotificationConfig": "DeleteTaskPushNotificationConfig",
+    }
+)
 """Each rpc of the v0.3.0 proto (its HTTP+JSON routes) to the 1.0 rpc serving it."""
 
 _REST_RPCS_BACK = {new: old for old, new in V0_3_REST_RPCS.items()}
@@ -165,7 +168,9 @@ def part_to_v1(part: object, where: str = "part") -> Json:
         shape.update(kind="file", file=_file_to_shape(value["file"], f"{where}.file"))
     else:
         data = _fields(value["data"], f"{where}.data", ("data",))
-        shape.update(kind="data", data=_object(data.get("data", {}), f"{where}.data"))
+        shape.update(
+            kind="data", data=_object(data.get("data", {}), f"{where}.data.data")
+        )
     return _shape_part_to_v1(shape, where)
 
 
@@ -213,7 +218,7 @@ def part_from_v1(part: Json) -> Json:
             converted["fileWithUri"] = file["uri"]
         else:
             converted["fileWithBytes"] = base64.b64encode(
-                str(file["bytes"]).encode("ascii")
+                str(file["bytes"]).encode("utf-8")
             ).decode("ascii")
         _copy(file, converted, ("mimeType", "name"))
         out["file"] = converted

@@ -409,6 +409,11 @@ def test_list_tasks_has_no_0_3_operation() -> None:
         ),
         (
             "SendMessage",
+            {"message": {"content": [{"data": {"data": 5}}]}},
+            "message.content[0].data.data",
+        ),
+        (
+            "SendMessage",
             {"message": {"messageId": "a", "message_id": "b"}},
             "message.messageId",
         ),
