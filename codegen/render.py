@@ -63,7 +63,8 @@ MODULES = ("__init__.py", "routes.py", "query.py", "jsonrpc.py", "messages.py")
 V0_3_PACKAGE = "v0_3"
 V0_3_MODULES = ("routes.py", "query.py", "messages.py")
 
-# The runtime every package carries verbatim, and what only A2A packages carry.
+# The runtime every package carries verbatim (the tables' and the ASGI app's, which
+# serves any service), and what only A2A packages carry.
 RUNTIME = (
     "_query.py",
     "_paths.py",
@@ -71,19 +72,21 @@ RUNTIME = (
     "_sse.py",
     "_jsonrpc.py",
     "_validate.py",
-)
-A2A_RUNTIME = (
     "_headers.py",
     "_media.py",
     "_errors.py",
     "_params.py",
     "_caching.py",
     "_cancellation.py",
+    "_status.py",
     "_failure.py",
     "_request.py",
     "_responses.py",
+    "_profile.py",
     "_documents.py",
     "_asgi.py",
+)
+A2A_RUNTIME = (
     "_client.py",
     "_v0_3.py",
     "_v0_3_shapes.py",
@@ -334,19 +337,20 @@ def _black(source: str) -> str:
 
 
 def _views(binding_file: BindingFile, pb2_module: str | None) -> dict[str, FileView]:
-    """One view per template, by module file name: the A2A modules only for A2A, and
-    with a ``pb2_module`` (option ``grpc=true``) the gRPC binding's."""
+    """One view per template, by module file name: the handler and the ASGI app for
+    every service, ``protocol`` and ``client`` only for A2A, and with a
+    ``pb2_module`` (option ``grpc=true``) the gRPC binding's."""
     found: dict[str, FileView] = {
         "__init__.py": FileView(binding_file),
         "routes.py": RoutesView(binding_file),
         "query.py": QueryView(binding_file),
         "jsonrpc.py": JsonRpcView(binding_file),
         "messages.py": MessagesView(binding_file),
+        "handler.py": HandlerView(binding_file),
+        "asgi.py": AsgiView(binding_file),
     }
     if binding_file.a2a:
         found["protocol.py"] = ProtocolView(binding_file)
-        found["handler.py"] = HandlerView(binding_file)
-        found["asgi.py"] = AsgiView(binding_file)
         found["client.py"] = ClientView(binding_file)
     if pb2_module is not None:
         found[GRPC_MODULE] = GrpcView(binding_file, pb2_module)

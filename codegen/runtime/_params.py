@@ -27,6 +27,7 @@ __all__ = [
     "Binding",
     "DEFAULT_VERSION",
     "EXTENSIONS_HEADER",
+    "NO_PARAMS",
     "ServiceParams",
     "SupportedVersions",
     "VERSION_HEADER",
@@ -34,6 +35,7 @@ __all__ = [
     "read_service_params",
     "request_headers",
     "service_params",
+    "server_versions",
 ]
 
 VERSION_HEADER = "A2A-Version"
@@ -75,6 +77,11 @@ class ServiceParams:
 
     version: str
     extensions: tuple[str, ...]
+
+
+NO_PARAMS = ServiceParams("", ())
+"""The service parameters of a call to a service without the A2A profile: it has
+none (no version, no extensions)."""
 
 
 def service_params(headers: RequestHeaders, query: str | bytes = "") -> ServiceParams:
@@ -171,6 +178,17 @@ class SupportedVersions:
             f" (supported: {listed or 'none'})",
             metadata={"requestedVersion": version, "supportedVersions": listed},
         )
+
+
+def server_versions(supported: Iterable[str] | None) -> SupportedVersions | None:
+    """The versions a server accepts, parsed and checked (``ValueError`` for an entry
+    that is no version; the first must pass its own check); None when ``supported``
+    is None: a service without the A2A profile checks no version."""
+    if supported is None:
+        return None
+    versions = SupportedVersions(supported)
+    versions.check(versions.names[0])
+    return versions
 
 
 def request_headers(

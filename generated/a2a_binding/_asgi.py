@@ -64,6 +64,12 @@ without ``servers`` is given one: the base URL followed by ``http_json_prefix``;
 ``link_openapi_in_card=True`` sets the card's ``documentationUrl`` to the base URL
 followed by ``openapi_path``. Failures are logged on the logger named after the
 package (``<package>.asgi``).
+
+Any other gRPC service is served by the same application with three parameters:
+``agent_card=None`` (no card: its paths are routed like any other),
+``supported_versions=None`` (no ``A2A-Version`` check; ``CallContext.params`` is
+``NO_PARAMS``) and ``profile=GATEWAY`` (grpc-gateway's error forms, Content-Type and
+streams: see ``_profile``).
 """
 
 from __future__ import annotations
@@ -76,7 +82,6 @@ from typing import Any, Protocol
 
 from ._caching import not_modified
 from ._documents import AgentCardSource, Documents
-from ._errors import A2AError
 from ._failure import (
     UNAUTHENTICATED_CODE,
     Failure,
@@ -101,13 +106,14 @@ from ._jsonrpc import (
 )
 from ._media import (
     HTTP_JSON_ACCEPTED,
-    HTTP_JSON_CONTENT_TYPE,
     JSONRPC_ACCEPTED,
     JSONRPC_CONTENT_TYPE,
     media_type,
 )
-from ._params import Binding, ServiceParams, SupportedVersions, read_service_params
+from ._params import NO_PARAMS, Binding, ServiceParams, read_service_params
+from ._params import server_versions
 from ._paths import Match, tenant_of
+from ._profile import A2A, Profile
 from ._query import MAX_QUERY_PAIRS, QueryError, QueryInput, Unknown
 from ._request import (
     AsgiMessage,
@@ -206,11 +212,14 @@ class A2AApplication:
 
     ``handler`` has one method per rpc, named in ``methods`` (rpc name to attribute);
     ``routes`` and ``jsonrpc`` are the package's tables, ``tenant_field`` the json name
-    of the tenant field of the requests, ``agent_card`` the ProtoJSON card or a
-    callable from the request's base URL to it. ``openapi`` is an OpenAPI document
-    (JSON text) served at ``openapi_path``; ``link_openapi_in_card`` puts its URL into
+    of the tenant field of the requests (``""``: none, and no JSON-RPC tenant
+    endpoint), ``agent_card`` the ProtoJSON card or a callable from the request's base
+    URL to it (None: no card is served). ``openapi`` is an OpenAPI document (JSON
+    text) served at ``openapi_path``; ``link_openapi_in_card`` puts its URL into
     the card's ``documentationUrl``. ``call_timeout`` is the deadline of a call in
-    seconds (None: none).
+    seconds (None: none). ``supported_versions=None`` turns the ``A2A-Version``
+    check off; ``profile`` is how errors, answers and streams are written (``A2A``,
+    or ``_profile.GATEWAY`` for a service without the A2A profile).
     """
 
     def __init__(
@@ -222,10 +231,10 @@ class A2AApplication:
         jsonrpc: JsonRpcTable,
         tenant_field: str,
         agent_card_path: str,
-        agent_card: AgentCardSource,
+        agent_card: AgentCardSource | None,
         http_json_prefix: str | None = "",
         jsonrpc_path: str | None = "/",
-        supported_versions: Iterable[str],
+        supported_versions: Iterable[str] | None,
         agent_card_last_modified: datetime | None = None,
         agent_card_max_age: int = 3600,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
@@ -240,6 +249,7 @@ class A2AApplication:
         message_types: Mapping[str, tuple[str, str]] | None = None,
         unknown_fields: UnknownFields = "drop",
         check_responses: bool = False,
+        profile: Profile = A2A,
     ) -> None:
         missing = sorted(
             name for name in methods.values() if not hasattr(handler, name)
@@ -258,9 +268,9 @@ class A2AApplication:
         self.tenant_field = tenant_field
         self.http_json_prefix = _prefix(http_json_prefix, "http_json_prefix")
         self.jsonrpc_path = _prefix(jsonrpc_path, "jsonrpc_path")
-        self.supported_versions = tuple(supported_versions)
-        self._versions = SupportedVersions(self.supported_versions)
-        self._versions.check(self.supported_versions[0])
+        self.profile = profile
+        self._versions = server_versions(supported_versions)
+        self.supported_versions = self._versions.names if self._versions else ()
         if max_body_bytes < 0 or max_query_pairs < 0:
             raise ValueError("max_body_bytes and max_query_pairs must not be negative")
         self.max_body_bytes = max_body_bytes
@@ -293,14 +303,14 @@ class A2AApplication:
         self.failures = Failures(
             log, expose_errors=expose_errors, answered=(SystemExit, KeyboardInterrupt)
         )
-        self._card_path = agent_card_path
+        self._card_path = agent_card_path if agent_card is not None else None
         self._openapi_path = (
             (_prefix(openapi_path, "openapi_path") or "/")
             if openapi is not None
             else None
         )
         self.documents = Documents(
-            agent_card,
+            agent_card if agent_card is not None else {},
             last_modified=agent_card_last_modified,
             max_age=agent_card_max_age,
             openapi=openapi,
@@ -344,9 +354,11 @@ class A2AApplication:
         verb: str = scope["method"]
         path = raw_path(scope)
         head = verb == "HEAD"
+        card = self._card_path
         if path == self._openapi_path or (
-            path.endswith(self._card_path)
-            and tenant_of(path, self._card_path) is not None
+            card is not None
+            and path.endswith(card)
+            and tenant_of(path, card) is not None
         ):
             if verb in _DOCUMENT_VERBS:
                 await self._serve_document(scope, send, path, head=head)
@@ -364,6 +376,8 @@ class A2AApplication:
             if self.jsonrpc_path is not None
             else None
         )
+        if rpc_tenant and not self.tenant_field:  # no tenants: the endpoint alone
+            rpc_tenant = None
         if verb == "POST" and rpc_tenant is not None:
             await self._jsonrpc(scope, receive, send, rpc_tenant)
             return
@@ -393,6 +407,7 @@ class A2AApplication:
             if path == self._openapi_path:
                 document = self.documents.openapi(where)
             else:
+                assert self._card_path is not None
                 tenant = tenant_of(path, self._card_path) or ""
                 document = self.documents.card(where, tenant)
         except Exception as exc:  # the card callable failed, or gave no JSON object
@@ -415,10 +430,10 @@ class A2AApplication:
         """The failure and the HTTP+JSON body of ``exc`` (see ``_failure``)."""
         failure = self.failures.of(exc, where)
         try:
-            return failure, failure.http_body()
+            return failure, self.profile.http_body(failure)
         except Exception as failed:  # details JSON cannot carry
             failure = self.failures.internal(failed, where)
-            return failure, failure.http_body()
+            return failure, self.profile.http_body(failure)
 
     def _jsonrpc_error(
         self, exc: BaseException, request_id: RequestId, where: str
@@ -427,11 +442,12 @@ class A2AApplication:
         failure = self.failures.of(exc, where)
         if isinstance(exc, JsonRpcError) and exc.id is not None:
             request_id = exc.id
+        rendered = self.profile.jsonrpc_error
         try:
-            return failure, response_bytes(request_id, "error", failure.jsonrpc_error())
+            return failure, response_bytes(request_id, "error", rendered(failure))
         except Exception as failed:  # data JSON cannot carry
             failure = self.failures.internal(failed, where)
-            return failure, response_bytes(request_id, "error", failure.jsonrpc_error())
+            return failure, response_bytes(request_id, "error", rendered(failure))
 
     async def _send_http_error(
         self, send: Send, exc: BaseException, where: str, *, head: bool = False
@@ -440,15 +456,19 @@ class A2AApplication:
         failure, body = self._http_error(exc, where)
         await self._send_failure(send, failure, body, head=head)
 
-    @staticmethod
     async def _send_failure(
-        send: Send, failure: Failure, body: bytes | None = None, *, head: bool = False
+        self,
+        send: Send,
+        failure: Failure,
+        body: bytes | None = None,
+        *,
+        head: bool = False,
     ) -> None:
         await send_bytes(
             send,
             failure.http_status,
-            failure.http_body() if body is None else body,
-            HTTP_JSON_CONTENT_TYPE,
+            self.profile.http_body(failure) if body is None else body,
+            self.profile.content_type,
             failure.headers,
             head=head,
         )
@@ -465,6 +485,8 @@ class A2AApplication:
     def _params(self, head: RequestHead, scope: Scope) -> ServiceParams:
         """The service parameters, checked: the version sets the request's semantics,
         so it is checked before the request is read."""
+        if self._versions is None:  # not an A2A service: no service parameters
+            return NO_PARAMS
         params = read_service_params(
             head.versions, head.extensions, scope.get("query_string", b"")
         )
@@ -514,16 +536,14 @@ class A2AApplication:
                 raise InvalidResponse(f"{rpc} answered {exc.message}") from None
         return answer
 
-    @staticmethod
-    def _content_type(head: RequestHead, accepted: frozenset[str]) -> None:
+    def _content_type(self, head: RequestHead, accepted: frozenset[str]) -> None:
         if head.content_type is None:
             return  # a missing Content-Type is never refused
         found = media_type(head.content_type)
         if found not in accepted:
-            raise A2AError(
-                "ContentTypeNotSupportedError",
+            raise self.profile.unsupported_content_type(
                 f"Content-Type {found!r} is not supported here "
-                f"(accepted: {', '.join(sorted(accepted))})",
+                f"(accepted: {', '.join(sorted(accepted))})"
             )
 
     async def _call(
@@ -597,10 +617,11 @@ class A2AApplication:
                 raise
             return
         if not route.server_streaming:
-            await send_bytes(send, 200, answer, HTTP_JSON_CONTENT_TYPE, head=head)
+            await send_bytes(send, 200, answer, self.profile.content_type, head=head)
             return
+        framing = self.profile.framing(request_head)
         if head:  # a stream's headers: the handler is not started for them
-            await send_stream_head(send)
+            await send_stream_head(send, framing)
             return
         await send_events(
             receive,
@@ -611,6 +632,7 @@ class A2AApplication:
             lambda exc: self._send_http_error(send, exc, rpc),
             first_within=self.call_timeout,
             log=log,
+            framing=framing,
         )
 
     # --------------------------------------------------------------------- JSON-RPC
