@@ -744,8 +744,89 @@ async def _titles(call: Any) -> AsyncIterator[Any]:
 # ------------------------------------------------------------ the plugin side
 
 
+TYPED_USE = f"""
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, final
+
+import grpc.aio
+
+from {PACKAGE} import asgi, grpc_binding, messages
+from {PACKAGE}.handler import CallContext, RpcError, ServiceHandler
+
+
+@final
+class Library(ServiceHandler):
+    async def get_book(
+        self, request: messages.GetBookRequest, context: CallContext
+    ) -> messages.Book:
+        if not request.get("name"):
+            raise RpcError("NOT_FOUND", "no name")
+        return {{"name": request["name"], "pageCount": "1", "genre": "GENRE_POETRY"}}
+
+    async def list_books(
+        self, request: messages.ListBooksRequest, context: CallContext
+    ) -> messages.ListBooksResponse:
+        return {{"books": [], "nextPageToken": ""}}
+
+    async def create_book(
+        self, request: messages.CreateBookRequest, context: CallContext
+    ) -> messages.Book:
+        return request.get("book", {{}})
+
+    async def update_book(
+        self, request: messages.UpdateBookRequest, context: CallContext
+    ) -> messages.Book:
+        return request.get("book", {{}})
+
+    async def delete_book(
+        self, request: messages.DeleteBookRequest, context: CallContext
+    ) -> None:
+        return None
+
+    async def move_book(
+        self, request: messages.MoveBookRequest, context: CallContext
+    ) -> messages.Book:
+        return {{}}
+
+    async def get_shelf_by_number(
+        self, request: messages.GetShelfByNumberRequest, context: CallContext
+    ) -> messages.Shelf:
+        return {{"name": "shelves/" + request.get("number", "0")}}
+
+    async def read_file(
+        self, request: messages.ReadFileRequest, context: CallContext
+    ) -> messages.FileContent:
+        return {{"content": ""}}
+
+    async def stream_books(
+        self, request: messages.ListBooksRequest, context: CallContext
+    ) -> AsyncIterator[messages.Book]:
+        yield {{"title": "one"}}
+
+    async def ping(self, request: Mapping[str, Any], context: CallContext) -> None:
+        return None
+
+    async def purge(
+        self, request: messages.ReadFileRequest, context: CallContext
+    ) -> None:
+        return None
+
+
+def serve(channel: grpc.aio.Channel, server: grpc.aio.Server) -> None:
+    asgi.create_app(Library(), jsonrpc_path="/jsonrpc")
+    asgi.create_app(grpc_binding.Backend(channel))
+    grpc_binding.add_to_server(Library(), server)
+    grpc_binding.add_to_server(grpc_binding.Backend(channel), server)
+"""
+
+
 def test_the_generated_package_passes_mypy_strict(generated: Path) -> None:
-    result = mypy_strict([PACKAGE], cache=generated / ".mypy", cwd=generated)
+    """The package, and a typed handler of its Protocol (and ``Backend``) given to
+    ``create_app`` and ``add_to_server``."""
+    (generated / "typed_use.py").write_text(TYPED_USE)
+    result = mypy_strict(
+        [PACKAGE, "typed_use.py"], cache=generated / ".mypy", cwd=generated
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
