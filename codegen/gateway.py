@@ -102,8 +102,9 @@ def load_package(
     for name, content in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(content, encoding="utf-8")
+    # An A2A package is the one with ``protocol.py``: every package has ``asgi.py``.
     packages = sorted(
-        {name.split("/")[0] for name in files if name.endswith("/asgi.py")}
+        {name.split("/")[0] for name in files if name.endswith("/protocol.py")}
     )
     if len(packages) != 1:
         raise GatewayError(

@@ -42,8 +42,9 @@ class Options:
     openapi:       ``true`` also writes ``openapi.json`` (OpenAPI 3.1 of the HTTP+JSON
                    binding) into the package.
     grpc:          ``true`` also writes ``grpc_binding.py``, serving the handler on a
-                   ``grpc.aio.Server`` (A2A profile only): the one module that needs
-                   more than the standard library (grpcio, protobuf, the pb2 module).
+                   ``grpc.aio.Server`` and calling the service over a channel (any
+                   service): the one module that needs more than the standard
+                   library (grpcio, protobuf, the pb2 module).
     pb2_module:    the module of the message classes ``protoc --python_out`` wrote for
                    the proto file (e.g. ``myproject.a2a_pb2``); default: the name
                    protoc gives it (``a2a_pb2`` for ``a2a.proto``, ``lf.a2a.v1.a2a_pb2``

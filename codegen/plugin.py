@@ -98,14 +98,6 @@ def run(
             warn(f"warning: {overlap}")
     for acknowledgement in settled.stale:
         warn(acknowledgement.stale_warning)
-    if options.grpc:
-        refused = [f.proto_file for f in generation.files if not f.a2a]
-        if refused:
-            response.error = (
-                f"protoc-gen-a2a: option grpc=true: {refused[0]} has no A2A service "
-                "(the gRPC binding serves the A2A handler; profile=a2a applies it)"
-            )
-            return Run(response, (), ())
     for binding_file in generation.files:
         package = binding_file.module
         pb2_module = (

@@ -63,7 +63,8 @@ MODULES = ("__init__.py", "routes.py", "query.py", "jsonrpc.py", "messages.py")
 V0_3_PACKAGE = "v0_3"
 V0_3_MODULES = ("routes.py", "query.py", "messages.py")
 
-# The runtime every package carries verbatim, and what only A2A packages carry.
+# The runtime every package carries verbatim (the tables' and the ASGI app's, which
+# serves any service), and what only A2A packages carry.
 RUNTIME = (
     "_query.py",
     "_paths.py",
@@ -71,25 +72,28 @@ RUNTIME = (
     "_sse.py",
     "_jsonrpc.py",
     "_validate.py",
-)
-A2A_RUNTIME = (
     "_headers.py",
     "_media.py",
     "_errors.py",
     "_params.py",
     "_caching.py",
     "_cancellation.py",
+    "_status.py",
     "_failure.py",
     "_request.py",
     "_responses.py",
+    "_profile.py",
     "_documents.py",
     "_asgi.py",
+)
+A2A_RUNTIME = (
     "_client.py",
     "_v0_3.py",
     "_v0_3_card.py",
     "_v0_3_shapes.py",
     "_v0_3_rpc.py",
     "_v0_3_rest.py",
+    "_v0_3_serving.py",
 )
 # What only a package generated with ``grpc=true`` carries (imports grpcio, protobuf).
 GRPC_RUNTIME = ("_proto.py", "_grpc.py")
@@ -338,20 +342,21 @@ def _black(source: str) -> str:
 def _views(
     binding_file: BindingFile, pb2_module: str | None, v0_3: bool = False
 ) -> dict[str, FileView]:
-    """One view per template, by module file name: the A2A modules only for A2A, and
-    with a ``pb2_module`` (option ``grpc=true``) the gRPC binding's; ``v0_3``: the
-    package has the ``v0_3`` subpackage, which its application serves."""
+    """One view per template, by module file name: the handler and the ASGI app for
+    every service, ``protocol`` and ``client`` only for A2A, and with a
+    ``pb2_module`` (option ``grpc=true``) the gRPC binding's; ``v0_3``: the package
+    has the ``v0_3`` subpackage, which its application serves."""
     found: dict[str, FileView] = {
         "__init__.py": FileView(binding_file),
         "routes.py": RoutesView(binding_file),
         "query.py": QueryView(binding_file),
         "jsonrpc.py": JsonRpcView(binding_file),
         "messages.py": MessagesView(binding_file),
+        "handler.py": HandlerView(binding_file),
+        "asgi.py": AsgiView(binding_file, v0_3=v0_3),
     }
     if binding_file.a2a:
         found["protocol.py"] = ProtocolView(binding_file)
-        found["handler.py"] = HandlerView(binding_file)
-        found["asgi.py"] = AsgiView(binding_file, v0_3=v0_3)
         found["client.py"] = ClientView(binding_file)
     if pb2_module is not None:
         found[GRPC_MODULE] = GrpcView(binding_file, pb2_module)

@@ -119,6 +119,14 @@ class AsgiView(_ServingView):
         self.v0_3 = v0_3
 
     @property
+    def served_tenant_field(self) -> str:
+        """The tenant field a service without the A2A profile serves: the file's when
+        some route binds it, else ``""`` (no tenants: no JSON-RPC tenant endpoint)."""
+        if any(route.binding.tenant for route in self.file.routes):
+            return self.file.tenant_field
+        return ""
+
+    @property
     def agent_card_type(self) -> str:
         """The annotation of the served card: the ``AgentCard`` message of a service's
         package when the package has one (A2A's does), else any JSON object (a service

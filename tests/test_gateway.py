@@ -37,7 +37,7 @@ from a2a.utils import errors
 from google.protobuf import json_format
 
 from .conftest import GENERATED
-from .servers import GrpcGateway, running
+from .servers import GrpcGateway, GrpcServer, running
 from .test_interop import _every_operation, _message, _transport
 
 sys.path.insert(0, str(GENERATED))
@@ -112,24 +112,14 @@ class Watched(GrpcHandler):  # type: ignore[misc]
             self.executor.cancelled.append(request.message.parts[0].text)
 
 
-class SdkAgent:
+class SdkAgent(GrpcServer):
     """a2a-sdk's gRPC server on its own loop in a thread: ``target`` is its address."""
 
     def __init__(self) -> None:
         self.executor = Executor()
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(
-            target=self.loop.run_forever, name="sdk-grpc-agent", daemon=True
-        )
+        super().__init__(self._register)
 
-    def __enter__(self) -> SdkAgent:
-        self.thread.start()
-        self.target = asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(
-            30
-        )
-        return self
-
-    async def _start(self) -> str:
+    def _register(self, server: Any) -> None:
         card = pb.AgentCard(
             name="sdk-agent",
             version="1",
@@ -147,18 +137,9 @@ class SdkAgent:
             push_config_store=InMemoryPushNotificationConfigStore(),
             extended_agent_card=extended,
         )
-        self.server = grpc.aio.server()
         a2a_pb2_grpc.add_A2AServiceServicer_to_server(
-            Watched(self.executor, handler), self.server
+            Watched(self.executor, handler), server
         )
-        port = self.server.add_insecure_port("127.0.0.1:0")
-        await self.server.start()
-        return f"127.0.0.1:{port}"
-
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self.server.stop(None), self.loop).result(30)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(30)
 
 
 def card_at(base_url: str) -> dict[str, Any]:

@@ -686,10 +686,15 @@ def test_the_committed_package_names_a2a_sdks_module() -> None:
     assert not [f.name for f in plain.file if "grpc" in f.name]
 
 
-def test_the_option_is_for_a2a_services_and_checked() -> None:
+def test_the_option_serves_any_service_and_is_checked() -> None:
     library = ROOT / "proto" / "features" / "library.proto"
     response, _ = run_plugin(library, "grpc=true")
-    assert "option grpc=true" in response.error and "no A2A service" in response.error
+    assert not response.error, response.error
+    source = next(
+        f.content for f in response.file if f.name.endswith("/grpc_binding.py")
+    )
+    assert 'PB2_MODULE = "library_pb2"' in source and "version=None" in source
+    assert not [f for f in response.file if f.name.endswith("/protocol.py")]
     assert (
         "needs grpc=true"
         in generate(request_from_module(parameter="pb2_module=x_pb2")).error

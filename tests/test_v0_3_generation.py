@@ -103,7 +103,7 @@ def test_protoc_writes_the_0_3_tables_beside_the_1_0_package(tmp_path: Path) -> 
     for path in (tmp_path / "alone" / "a2a_binding").iterdir():
         if path.name not in ("protocol.py", "asgi.py"):
             assert (package / path.name).read_text() == path.read_text(), path.name
-    serving = "v0_3_routes=routes_v0_3.TABLE"
+    serving = "v0_3=V0_3Serving(routes_v0_3.TABLE)"
     assert serving in (package / "asgi.py").read_text()
     assert serving not in (tmp_path / "alone" / "a2a_binding" / "asgi.py").read_text()
     routes = _import(tmp_path, "a2a_binding.v0_3.routes")

@@ -49,6 +49,13 @@ stream's iterator is closed (``aclose``) however the stream ends. Like the ASGI 
 a ``CancelledError`` the handler raised while the call was not being cancelled is a
 handler failure; a real cancellation and ``KeyboardInterrupt`` propagate unanswered.
 
+Any other gRPC service (no A2A profile) is served and called the same way without
+the A2A rules: ``GrpcBinding(..., supported_versions=None)`` checks no version and
+sends a refused request's INVALID_ARGUMENT without the A2A ErrorInfo;
+``GrpcBackend(..., version=None)`` sends no ``a2a-version`` and raises every failed
+call as the ``RpcError`` of its status, details kept (``error_of(error, a2a=False)``),
+so the app in front answers it as grpc-gateway would.
+
 ``google.rpc.Status``, ``ErrorInfo`` and ``BadRequest`` are described here, in a
 private descriptor pool, so the module needs nothing of googleapis-common-protos and
 never meets another definition of them in protobuf's default pool.
@@ -72,9 +79,10 @@ from ._cancellation import DeadlineExceeded
 from ._errors import DOMAIN, ERROR_INFO_TYPE, A2AError
 from ._failure import BAD_REQUEST_TYPE, Failure, InvalidArgument, Unauthenticated
 from ._failure import Failures
-from ._params import VersionPolicy, read_service_params
+from ._params import NO_PARAMS, VersionPolicy, read_service_params
 from ._proto import MessageBuilder
 from ._request import CallContext
+from ._status import RpcError
 from ._validate import Schema, ValidationError
 
 __all__ = [
@@ -252,16 +260,23 @@ def decode_status(trailing_metadata: Iterable[tuple[str, Any]] | None) -> Any:
     return None
 
 
-def status_of(failure: Failure) -> tuple[grpc.StatusCode, str, Metadata]:
+def status_of(
+    failure: Failure, *, a2a: bool = True
+) -> tuple[grpc.StatusCode, str, Metadata]:
     """What ``context.abort`` is given for ``failure``: the code, the details string
     (the failure's message) and the trailers (the Status, and the failure's headers
-    under lower-case names). ``json_format.ParseError`` when its details cannot be
-    carried by a Status."""
+    under lower-case names). With ``a2a`` an INVALID_ARGUMENT carries the A2A
+    ErrorInfo ``INVALID_PARAMS``. ``json_format.ParseError`` when its details cannot
+    be carried by a Status."""
     code = _CODES.get(failure.status, grpc.StatusCode.UNKNOWN)
     details = list(failure.details)
-    if code is grpc.StatusCode.INVALID_ARGUMENT and not any(
-        isinstance(detail, Mapping) and detail.get("@type") == ERROR_INFO_TYPE
-        for detail in details
+    if (
+        a2a
+        and code is grpc.StatusCode.INVALID_ARGUMENT
+        and not any(
+            isinstance(detail, Mapping) and detail.get("@type") == ERROR_INFO_TYPE
+            for detail in details
+        )
     ):
         details.append(
             {
@@ -402,6 +417,8 @@ class GrpcBinding:
     ``tenant_field`` the json name of the requests' tenant field, ``schema`` the
     package's ``messages.SCHEMA`` (None: requests reach the handler as decoded, and
     ``check_responses`` is not possible). ``handler`` has each rpc's method.
+    ``supported_versions=None``: a service without the A2A profile (no version
+    check, no A2A ErrorInfo, ``CallContext.params`` ``NO_PARAMS``).
     """
 
     def __init__(
@@ -411,7 +428,7 @@ class GrpcBinding:
         services: Sequence[GrpcService],
         pb2_module: str,
         tenant_field: str,
-        supported_versions: Iterable[str],
+        supported_versions: Iterable[str] | None,
         schema: Schema | None = None,
         check_responses: bool = False,
         expose_errors: bool = False,
@@ -425,8 +442,14 @@ class GrpcBinding:
         if missing:
             raise TypeError(f"the handler lacks the methods {', '.join(missing)}")
         self.handler = handler
-        self.supported_versions = tuple(supported_versions)
-        self._versions = VersionPolicy(self.supported_versions)
+        self._versions = (
+            VersionPolicy(supported_versions)
+            if supported_versions is not None
+            else None
+        )
+        self.supported_versions = (
+            tuple(supported_versions) if supported_versions is not None else ()
+        )
         if check_responses and schema is None:
             raise ValueError("check_responses needs the schema to check them with")
         self.schema = schema
@@ -479,12 +502,14 @@ class GrpcBinding:
         remaining = context.time_remaining()
         if remaining is not None:
             headers = (*headers, (TIMEOUT_KEY, format_timeout(remaining)))
-        params = self._versions.check(
-            read_service_params(
-                [value for key, value in headers if key == VERSION_KEY],
-                [value for key, value in headers if key == EXTENSIONS_KEY],
+        params = NO_PARAMS
+        if self._versions is not None:
+            params = self._versions.check(
+                read_service_params(
+                    [value for key, value in headers if key == VERSION_KEY],
+                    [value for key, value in headers if key == EXTENSIONS_KEY],
+                )
             )
-        )
         request_type = rpc.method.request_type
         try:
             request = json_format.MessageToDict(rpc.request_class.FromString(raw))
@@ -569,11 +594,12 @@ class GrpcBinding:
 
     async def _abort(self, context: Context, exc: BaseException, rpc: _Rpc) -> NoReturn:
         failure = self.failures.of(exc, rpc.where)
+        a2a = self._versions is not None
         try:
-            code, details, trailers = status_of(failure)
+            code, details, trailers = status_of(failure, a2a=a2a)
         except Exception as failed:  # details a Status cannot carry
             code, details, trailers = status_of(
-                self.failures.internal(failed, rpc.where)
+                self.failures.internal(failed, rpc.where), a2a=a2a
             )
         await context.abort(code, details, trailing_metadata=trailers)
         raise AssertionError("abort returned")  # pragma: no cover  (abort raises)
@@ -582,19 +608,24 @@ class GrpcBinding:
 # ------------------------------------------------------------------ the client side
 
 
-def error_of(error: grpc.aio.AioRpcError) -> Exception:
+def error_of(error: grpc.aio.AioRpcError, *, a2a: bool = True) -> Exception:
     """What the serving side raised, read back from a failed call: the ``A2AError``
     its Status' first A2A ErrorInfo names; ``Unauthenticated`` (the challenge from a
     ``www-authenticate`` trailer, else ``Bearer``); ``InvalidArgument`` with the
-    ``BadRequest``'s violations; ``DeadlineExceeded``; else ``error`` itself."""
+    ``BadRequest``'s violations; ``DeadlineExceeded``; else the ``RpcError`` of its
+    code, message and Status details (``error`` itself for a code grpc gave that is
+    no canonical one). With ``a2a=False`` (a service without the A2A profile) every
+    failed call is that ``RpcError``: the status passes through as it came."""
     trailers = tuple(error.trailing_metadata() or ())
     status = decode_status(trailers)
     message = error.details() or ""
+    code = error.code()
+    if not a2a:
+        return _rpc_error(error, code, message, status)
     if status is not None:
         found = A2AError.from_status(status)
         if found is not None:
             return found
-    code = error.code()
     if code is grpc.StatusCode.UNAUTHENTICATED:
         challenge = next(
             (v for k, v in trailers if k == "www-authenticate" and isinstance(v, str)),
@@ -614,8 +645,19 @@ def error_of(error: grpc.aio.AioRpcError) -> Exception:
         return InvalidArgument(message, violations)
     if code is grpc.StatusCode.DEADLINE_EXCEEDED:
         return DeadlineExceeded(message)
-    unread: Exception = error  # typed here: grpc may be unstubbed
-    return unread
+    return _rpc_error(error, code, message, status)
+
+
+def _rpc_error(
+    error: grpc.aio.AioRpcError, code: grpc.StatusCode, message: str, status: Any
+) -> Exception:
+    """The ``RpcError`` of a failed call; ``error`` itself for a code that is not an
+    error's (OK, which grpc never fails a call with)."""
+    try:
+        return RpcError(code.name, message, (status or {}).get("details", ()))
+    except ValueError:
+        unread: Exception = error  # typed here: grpc may be unstubbed
+        return unread
 
 
 _FIELD_BEHAVIOR = 1052  # google.api.field_behavior, an extension of FieldOptions
@@ -773,7 +815,9 @@ class GrpcBackend:
     ``CallContext`` of the call being served and give the answer dicts.
 
     Each call sends ``a2a-version: version``, the context's extensions as
-    ``a2a-extensions``, and the context's headers named in ``forward_headers`` (any
+    ``a2a-extensions`` (neither with ``version=None``: a service without the A2A
+    profile, whose failed calls all raise their ``RpcError``), and the context's
+    headers named in ``forward_headers`` (any
     case; a ``-bin`` value as its ISO-8859-1 bytes). Its deadline is the nearer of
     ``timeout`` (seconds) and the caller's: the context's ``grpc-timeout`` header
     (an HTTP client's, as grpc-gateway reads it, or the deadline of a gRPC call being
@@ -788,7 +832,7 @@ class GrpcBackend:
         *,
         services: Sequence[GrpcService],
         pb2_module: str,
-        version: str,
+        version: str | None,
         forward_headers: Iterable[str] = ("authorization",),
         timeout: float | None = None,
     ) -> None:
@@ -812,11 +856,13 @@ class GrpcBackend:
     def metadata(self, context: CallContext | None) -> list[tuple[str, str | bytes]]:
         """What a call made for ``context`` sends as metadata (keys lower-case: grpc
         refuses others)."""
-        sent: list[tuple[str, str | bytes]] = [("a2a-version", self.version)]
+        sent: list[tuple[str, str | bytes]] = []
+        if self.version is not None:
+            sent.append((VERSION_KEY, self.version))
         if context is None:
             return sent
-        if context.params.extensions:
-            sent.append(("a2a-extensions", ", ".join(context.params.extensions)))
+        if self.version is not None and context.params.extensions:
+            sent.append((EXTENSIONS_KEY, ", ".join(context.params.extensions)))
         for key, value in context.headers:
             if key in self.forward_headers:
                 binary = key.endswith("-bin")
@@ -863,7 +909,7 @@ class GrpcBackend:
                 timeout=self.deadline(context),
             )
         except grpc.aio.AioRpcError as error:
-            raise error_of(error) from None
+            raise error_of(error, a2a=self.version is not None) from None
         return self._decode(remote, raw)
 
     async def stream(
@@ -883,6 +929,6 @@ class GrpcBackend:
             async for raw in call:
                 yield self._decode(remote, raw)
         except grpc.aio.AioRpcError as error:
-            raise error_of(error) from None
+            raise error_of(error, a2a=self.version is not None) from None
         finally:
             call.cancel()  # nothing when the call is over; else the server stops too

@@ -27,6 +27,7 @@ __all__ = [
     "Binding",
     "DEFAULT_VERSION",
     "EXTENSIONS_HEADER",
+    "NO_PARAMS",
     "ServiceParams",
     "SupportedVersions",
     "VersionPolicy",
@@ -78,6 +79,11 @@ class ServiceParams:
     version: str
     extensions: tuple[str, ...]
     version_named: bool = field(default=True, compare=False)
+
+
+NO_PARAMS = ServiceParams("", ())
+"""The service parameters of a call to a service without the A2A profile: it has
+none (no version, no extensions)."""
 
 
 def service_params(headers: RequestHeaders, query: str | bytes = "") -> ServiceParams:

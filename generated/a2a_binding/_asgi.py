@@ -64,6 +64,12 @@ without ``servers`` is given one: the base URL followed by ``http_json_prefix``;
 ``link_openapi_in_card=True`` sets the card's ``documentationUrl`` to the base URL
 followed by ``openapi_path``. Failures are logged on the logger named after the
 package (``<package>.asgi``).
+
+Any other gRPC service is served by the same application with three parameters:
+``agent_card=None`` (no card: its paths are routed like any other),
+``supported_versions=None`` (no ``A2A-Version`` check; ``CallContext.params`` is
+``NO_PARAMS``) and ``profile=GATEWAY`` (grpc-gateway's error forms, Content-Type and
+streams: see ``_profile``).
 """
 
 from __future__ import annotations
@@ -77,7 +83,6 @@ from typing import Any, Protocol
 
 from ._caching import not_modified
 from ._documents import AgentCardSource, Documents
-from ._errors import A2AError
 from ._failure import (
     UNAUTHENTICATED_CODE,
     Failure,
@@ -102,13 +107,14 @@ from ._jsonrpc import (
 )
 from ._media import (
     HTTP_JSON_ACCEPTED,
-    HTTP_JSON_CONTENT_TYPE,
     JSONRPC_ACCEPTED,
     JSONRPC_CONTENT_TYPE,
     media_type,
 )
-from ._params import Binding, ServiceParams, VersionPolicy, read_service_params
+from ._params import NO_PARAMS, Binding, ServiceParams, VersionPolicy
+from ._params import read_service_params
 from ._paths import Match, Route, tenant_of
+from ._profile import A2A, Profile
 from ._query import MAX_QUERY_PAIRS, QueryError, QueryInput, Unknown
 from ._request import (
     AsgiMessage,
@@ -123,13 +129,6 @@ from ._request import (
 )
 from ._responses import refuse_websocket, send_bytes, send_empty, send_events
 from ._responses import send_stream_head
-from ._v0_3 import V0_3_METHODS
-from ._v0_3_card import card_for_both
-from ._v0_3_rpc import error_from_v1, params_to_v1, result_from_v1
-from ._v0_3_rpc import stream_event_from_v1
-from ._v0_3_rest import request_to_v1 as rest_request_to_v1
-from ._v0_3_rest import response_from_v1 as rest_response_from_v1
-from ._v0_3_shapes import ShapeError
 from ._validate import Schema, UnknownFields, ValidationError
 
 __all__ = [
@@ -191,6 +190,33 @@ class JsonRpcTable(Protocol):
         """Check one envelope."""
 
 
+class V0_3Side(Protocol):
+    """The 0.3 side of an A2A application (the A2A packages' ``V0_3Serving``): the
+    0.3 route table, if any, and the conversions between 0.3 and 1.0."""
+
+    routes: RouteTableLike | None
+
+    def method(self, name: object) -> str | None: ...
+
+    def rpc(self, method: str) -> str: ...
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]: ...
+
+    def result(self, method: str, result: dict[str, Any]) -> Any: ...
+
+    def event(self, event: dict[str, Any]) -> dict[str, Any]: ...
+
+    def error(self, error: dict[str, Any]) -> dict[str, Any]: ...
+
+    def route_request(
+        self, route: Route, request: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]]: ...
+
+    def route_answer(self, rpc: str, answer: dict[str, Any]) -> dict[str, Any]: ...
+
+    def card(self, card: dict[str, Any]) -> dict[str, Any]: ...
+
+
 def _prefix(value: str | None, what: str) -> str | None:
     """``None``, ``""`` for the root, or ``/a/b`` without a trailing slash."""
     if value is None:
@@ -214,11 +240,14 @@ class A2AApplication:
 
     ``handler`` has one method per rpc, named in ``methods`` (rpc name to attribute);
     ``routes`` and ``jsonrpc`` are the package's tables, ``tenant_field`` the json name
-    of the tenant field of the requests, ``agent_card`` the ProtoJSON card or a
-    callable from the request's base URL to it. ``openapi`` is an OpenAPI document
-    (JSON text) served at ``openapi_path``; ``link_openapi_in_card`` puts its URL into
+    of the tenant field of the requests (``""``: none, and no JSON-RPC tenant
+    endpoint), ``agent_card`` the ProtoJSON card or a callable from the request's base
+    URL to it (None: no card is served). ``openapi`` is an OpenAPI document (JSON
+    text) served at ``openapi_path``; ``link_openapi_in_card`` puts its URL into
     the card's ``documentationUrl``. ``call_timeout`` is the deadline of a call in
-    seconds (None: none).
+    seconds (None: none). ``supported_versions=None`` turns the ``A2A-Version``
+    check off; ``profile`` is how errors, answers and streams are written (``A2A``,
+    or ``_profile.GATEWAY`` for a service without the A2A profile).
     """
 
     def __init__(
@@ -230,10 +259,10 @@ class A2AApplication:
         jsonrpc: JsonRpcTable,
         tenant_field: str,
         agent_card_path: str,
-        agent_card: AgentCardSource,
+        agent_card: AgentCardSource | None,
         http_json_prefix: str | None = "",
         jsonrpc_path: str | None = "/",
-        supported_versions: Iterable[str],
+        supported_versions: Iterable[str] | None,
         agent_card_last_modified: datetime | None = None,
         agent_card_max_age: int = 3600,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
@@ -248,7 +277,8 @@ class A2AApplication:
         message_types: Mapping[str, tuple[str, str]] | None = None,
         unknown_fields: UnknownFields = "drop",
         check_responses: bool = False,
-        v0_3_routes: RouteTableLike | None = None,
+        v0_3: V0_3Side | None = None,
+        profile: Profile = A2A,
     ) -> None:
         missing = sorted(
             name for name in methods.values() if not hasattr(handler, name)
@@ -263,19 +293,28 @@ class A2AApplication:
                 f"{type(routes).__name__}"
             )
         self.routes = routes
-        self.v0_3_routes = v0_3_routes
         self.jsonrpc = jsonrpc
         self.tenant_field = tenant_field
         self.http_json_prefix = _prefix(http_json_prefix, "http_json_prefix")
         self.jsonrpc_path = _prefix(jsonrpc_path, "jsonrpc_path")
-        self.supported_versions = tuple(supported_versions)
-        self._versions = VersionPolicy(self.supported_versions)
-        self.serves_v0_3 = self._versions.serves_v0_3
+        self.profile = profile
+        self._versions = (
+            VersionPolicy(supported_versions)
+            if supported_versions is not None
+            else None
+        )
+        self.supported_versions = (
+            tuple(supported_versions) if supported_versions is not None else ()
+        )
+        # 0.3 is served where it is supported and the package has its side.
+        self.v0_3 = (
+            v0_3 if self._versions is not None and self._versions.serves_v0_3 else None
+        )
         # The route tables an HTTP+JSON request is matched against, 0.3's first (its
         # ``/v1/...`` paths would otherwise be 1.0 tenant routes of tenant "v1").
         self._tables: tuple[tuple[RouteTableLike, bool], ...] = (
-            ((v0_3_routes, True),)
-            if v0_3_routes is not None and self.serves_v0_3
+            ((self.v0_3.routes, True),)
+            if self.v0_3 is not None and self.v0_3.routes is not None
             else ()
         ) + ((routes, False),)
         if max_body_bytes < 0 or max_query_pairs < 0:
@@ -310,21 +349,21 @@ class A2AApplication:
         self.failures = Failures(
             log, expose_errors=expose_errors, answered=(SystemExit, KeyboardInterrupt)
         )
-        self._card_path = agent_card_path
+        self._card_path = agent_card_path if agent_card is not None else None
         self._openapi_path = (
             (_prefix(openapi_path, "openapi_path") or "/")
             if openapi is not None
             else None
         )
         self.documents = Documents(
-            agent_card,
+            agent_card if agent_card is not None else {},
             last_modified=agent_card_last_modified,
             max_age=agent_card_max_age,
             openapi=openapi,
             openapi_path=self._openapi_path,
             http_json_prefix=self.http_json_prefix,
             link_openapi=link_openapi_in_card,
-            compose=card_for_both if self.serves_v0_3 else None,
+            compose=self.v0_3.card if self.v0_3 is not None else None,
         )
         message = f"the body is larger than {max_body_bytes} bytes"
         self._too_large = Failure(
@@ -362,9 +401,11 @@ class A2AApplication:
         verb: str = scope["method"]
         path = raw_path(scope)
         head = verb == "HEAD"
+        card = self._card_path
         if path == self._openapi_path or (
-            path.endswith(self._card_path)
-            and tenant_of(path, self._card_path) is not None
+            card is not None
+            and path.endswith(card)
+            and tenant_of(path, card) is not None
         ):
             if verb in _DOCUMENT_VERBS:
                 await self._serve_document(scope, send, path, head=head)
@@ -383,6 +424,8 @@ class A2AApplication:
             if self.jsonrpc_path is not None
             else None
         )
+        if rpc_tenant and not self.tenant_field:  # no tenants: the endpoint alone
+            rpc_tenant = None
         if verb == "POST" and rpc_tenant is not None:
             await self._jsonrpc(scope, receive, send, rpc_tenant)
             return
@@ -416,6 +459,7 @@ class A2AApplication:
             if path == self._openapi_path:
                 document = self.documents.openapi(where)
             else:
+                assert self._card_path is not None
                 tenant = tenant_of(path, self._card_path) or ""
                 document = self.documents.card(where, tenant)
         except Exception as exc:  # the card callable failed, or gave no JSON object
@@ -438,10 +482,10 @@ class A2AApplication:
         """The failure and the HTTP+JSON body of ``exc`` (see ``_failure``)."""
         failure = self.failures.of(exc, where)
         try:
-            return failure, failure.http_body()
+            return failure, self.profile.http_body(failure)
         except Exception as failed:  # details JSON cannot carry
             failure = self.failures.internal(failed, where)
-            return failure, failure.http_body()
+            return failure, self.profile.http_body(failure)
 
     def _jsonrpc_error(
         self, exc: BaseException, request_id: RequestId, where: str, v0_3: bool
@@ -451,14 +495,15 @@ class A2AApplication:
         failure = self.failures.of(exc, where)
         if isinstance(exc, JsonRpcError) and exc.id is not None:
             request_id = exc.id
+        rendered = self.profile.jsonrpc_error
         try:
-            error = failure.jsonrpc_error()
-            return failure, response_bytes(
-                request_id, "error", error_from_v1(error) if v0_3 else error
-            )
+            error = rendered(failure)
+            if v0_3 and self.v0_3 is not None:
+                error = self.v0_3.error(error)
+            return failure, response_bytes(request_id, "error", error)
         except Exception as failed:  # data JSON cannot carry
             failure = self.failures.internal(failed, where)
-            return failure, response_bytes(request_id, "error", failure.jsonrpc_error())
+            return failure, response_bytes(request_id, "error", rendered(failure))
 
     async def _send_http_error(
         self, send: Send, exc: BaseException, where: str, *, head: bool = False
@@ -467,15 +512,19 @@ class A2AApplication:
         failure, body = self._http_error(exc, where)
         await self._send_failure(send, failure, body, head=head)
 
-    @staticmethod
     async def _send_failure(
-        send: Send, failure: Failure, body: bytes | None = None, *, head: bool = False
+        self,
+        send: Send,
+        failure: Failure,
+        body: bytes | None = None,
+        *,
+        head: bool = False,
     ) -> None:
         await send_bytes(
             send,
             failure.http_status,
-            failure.http_body() if body is None else body,
-            HTTP_JSON_CONTENT_TYPE,
+            self.profile.http_body(failure) if body is None else body,
+            self.profile.content_type,
             failure.headers,
             head=head,
         )
@@ -500,20 +549,19 @@ class A2AApplication:
         """The service parameters, checked: the version sets the request's semantics,
         so it is checked before the request is read (``v0_3``: a request in 0.3's
         form; see ``VersionPolicy``)."""
+        if self._versions is None:  # not an A2A service: no service parameters
+            return NO_PARAMS
         params = read_service_params(
             head.versions, head.extensions, scope.get("query_string", b"")
         )
         return self._versions.check(params, v0_3=v0_3)
 
-    def _from_v0_3(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """A 0.3 method's params as the 1.0 request (the endpoint's tenant kept), or
-        ``InvalidArgument`` naming the field 0.3 does not allow."""
-        tenant = params.get(self.tenant_field) if self.tenant_field else None
-        try:
-            request = params_to_v1(method, params)[1]
-        except ShapeError as exc:
-            field = exc.field.removeprefix("params.").removeprefix("params")
-            raise InvalidArgument(f"{method}: {exc}", [(field, exc.reason)]) from None
+    def _tenant_kept(
+        self, given: dict[str, Any], request: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``request`` (converted from ``given``) with the endpoint's tenant that
+        ``given`` carried (0.3 has no tenant field; its endpoint may)."""
+        tenant = given.get(self.tenant_field) if self.tenant_field else None
         if tenant:
             request[self.tenant_field] = tenant
         return request
@@ -561,16 +609,14 @@ class A2AApplication:
                 raise InvalidResponse(f"{rpc} answered {exc.message}") from None
         return answer
 
-    @staticmethod
-    def _content_type(head: RequestHead, accepted: frozenset[str]) -> None:
+    def _content_type(self, head: RequestHead, accepted: frozenset[str]) -> None:
         if head.content_type is None:
             return  # a missing Content-Type is never refused
         found = media_type(head.content_type)
         if found not in accepted:
-            raise A2AError(
-                "ContentTypeNotSupportedError",
+            raise self.profile.unsupported_content_type(
                 f"Content-Type {found!r} is not supported here "
-                f"(accepted: {', '.join(sorted(accepted))})",
+                f"(accepted: {', '.join(sorted(accepted))})"
             )
 
     async def _call(
@@ -609,7 +655,7 @@ class A2AApplication:
         v0_3: bool,
     ) -> None:
         """One HTTP+JSON call; ``v0_3``: of a 0.3 route, converted to the 1.0 rpc
-        and request and back (see ``_from_v0_3_route``)."""
+        and request and back, validated as 1.0."""
         route = found.route
         where = rpc = route.rpc
         request_head = RequestHead(scope.get("headers") or ())
@@ -627,8 +673,9 @@ class A2AApplication:
             params = self._params(request_head, scope, v0_3)
             checked = self.schema is not None
             payload = decode(body, mark_duplicates=checked) if body else None
-            table = self.v0_3_routes if v0_3 else self.routes
-            assert table is not None  # a 0.3 route was matched in it
+            side = self.v0_3 if v0_3 else None
+            table = side.routes if side is not None else self.routes
+            assert table is not None  # the route was matched in it
             try:
                 request = table.request(
                     found,
@@ -640,15 +687,15 @@ class A2AApplication:
                 raise
             except ValueError as exc:  # a body the route does not take
                 raise InvalidArgument(str(exc), [("", str(exc))]) from None
-            if v0_3:
-                rpc, request = self._from_v0_3_route(route, request)
+            if side is not None:
+                rpc, request = side.route_request(route, request)
             request = self._valid(rpc, request)
             context = self._context("http+json", params, request, scope, request_head)
             self._check(rpc, request)
             if not route.server_streaming:
                 result = await self._call(rpc, request, context)
-                if v0_3:
-                    result = rest_response_from_v1(rpc, result)
+                if side is not None:
+                    result = side.route_answer(rpc, result)
                 if route.response_body:
                     result = result.get(route.response_body) or {}
                 answer = encode(result)
@@ -658,15 +705,18 @@ class A2AApplication:
                 raise
             return
         if not route.server_streaming:
-            await send_bytes(send, 200, answer, HTTP_JSON_CONTENT_TYPE, head=head)
+            await send_bytes(send, 200, answer, self.profile.content_type, head=head)
             return
+        framing = self.profile.framing(request_head)
         if head:  # a stream's headers: the handler is not started for them
-            await send_stream_head(send)
+            await send_stream_head(send, framing)
             return
 
         def event_bytes(event: object) -> bytes:
             answer = self._answer(rpc, _as_dict(event, rpc, "yielded"))
-            return encode(rest_response_from_v1(rpc, answer) if v0_3 else answer)
+            return encode(
+                side.route_answer(rpc, answer) if side is not None else answer
+            )
 
         await send_events(
             receive,
@@ -677,21 +727,8 @@ class A2AApplication:
             lambda exc: self._send_http_error(send, exc, where),
             first_within=self.call_timeout,
             log=log,
+            framing=framing,
         )
-
-    @staticmethod
-    def _from_v0_3_route(
-        route: Route, request: dict[str, Any]
-    ) -> tuple[str, dict[str, Any]]:
-        """A 0.3 route's request (ProtoJSON of the 0.3 proto, as its table transcoded
-        it) as the 1.0 rpc and request, which 1.0 validation then checks; a shape
-        1.0 cannot take is ``InvalidArgument`` naming the 0.3 field."""
-        try:
-            return rest_request_to_v1(route.rpc, request)
-        except ShapeError as exc:
-            raise InvalidArgument(
-                f"{route.rpc}: {exc}", [(exc.field, exc.reason)]
-            ) from None
 
     # --------------------------------------------------------------------- JSON-RPC
 
@@ -716,27 +753,28 @@ class A2AApplication:
                 self._content_type(request_head, JSONRPC_ACCEPTED)
             envelope = decode_envelope(body, mark_duplicates=self.schema is not None)
             notification = _is_notification(envelope)
-            if self.serves_v0_3 and isinstance(envelope, dict):
-                v0_3 = _v0_3_method(envelope.get("method"))
+            side = self.v0_3
+            if side is not None and isinstance(envelope, dict):
+                v0_3 = side.method(envelope.get("method"))
                 if v0_3 is not None:  # checked as the 1.0 method it stands for
                     envelope = copy.copy(envelope)  # a DuplicateKeys stays one
-                    envelope["method"] = V0_3_METHODS[v0_3].rpc
+                    envelope["method"] = side.rpc(v0_3)
             parsed = self.jsonrpc.parse_request(envelope, tenant=tenant or None)
             request_id = parsed.id
             where = method = parsed.method
             params = self._params(request_head, scope, v0_3 is not None)
             request = parsed.params
-            if v0_3 is not None:
+            if side is not None and v0_3 is not None:
                 where = v0_3
-                request = self._from_v0_3(v0_3, request)
+                request = self._tenant_kept(request, side.request(v0_3, request))
             request = self._valid(method, request)
             context = self._context("jsonrpc", params, request, scope, request_head)
             self._check(method, request)
             streaming = parsed.streaming
             if not streaming and not notification:
                 result: Any = await self._call(method, request, context)
-                if v0_3 is not None:
-                    result = result_from_v1(v0_3, result)
+                if side is not None and v0_3 is not None:
+                    result = side.result(v0_3, result)
                 answer = response_bytes(request_id, "result", result)
             elif not streaming:
                 await self._call(method, request, context)
@@ -757,12 +795,12 @@ class A2AApplication:
         if not streaming:
             await send_bytes(send, 200, answer, JSONRPC_CONTENT_TYPE)
             return
-        legacy = v0_3 is not None
+        legacy = side if v0_3 is not None else None
 
         def event_bytes(event: object) -> bytes:
             answer = self._answer(method, _as_dict(event, method, "yielded"))
             return response_bytes(
-                request_id, "result", stream_event_from_v1(answer) if legacy else answer
+                request_id, "result", legacy.event(answer) if legacy else answer
             )
 
         await send_events(
@@ -770,16 +808,13 @@ class A2AApplication:
             send,
             lambda: self._events(method, request, context),
             event_bytes,
-            lambda exc: self._jsonrpc_error(exc, request_id, where, legacy)[1],
-            lambda exc: self._send_jsonrpc_error(send, exc, request_id, where, legacy),
+            lambda exc: self._jsonrpc_error(exc, request_id, where, bool(legacy))[1],
+            lambda exc: self._send_jsonrpc_error(
+                send, exc, request_id, where, bool(legacy)
+            ),
             first_within=self.call_timeout,
             log=log,
         )
-
-
-def _v0_3_method(method: object) -> str | None:
-    """The 0.3 method a JSON-RPC ``method`` member names, or None."""
-    return method if isinstance(method, str) and method in V0_3_METHODS else None
 
 
 def _is_notification(envelope: object) -> bool:

@@ -7,11 +7,16 @@ binding.
 
 A ``Failure`` holds both forms of one error: the HTTP+JSON answer (status and a
 ``google.rpc.Status``, §11.6) and the JSON-RPC error object (§9.5). ``failure_of``
-is the one conversion from an exception: ``A2AError``, a bad query, a handler's
-``InvalidArgument`` or ``Unauthenticated``, a request validation refused, a body
-that is not JSON, a JSON-RPC
-envelope error, a passed deadline, or a ``Refusal`` the server made itself. Anything
-else is a failure of the handler, answered ``internal``.
+is the one conversion from an exception: ``A2AError``, a handler's ``RpcError`` (a
+gRPC status), a bad query, a handler's ``InvalidArgument`` or ``Unauthenticated``, a
+request validation refused, a body that is not JSON, a JSON-RPC envelope error, a
+passed deadline, or a ``Refusal`` the server made itself. Anything else is a failure
+of the handler, answered ``internal``.
+
+Each form has two renderings: A2A's (``http_body``, ``jsonrpc_error``) and the one of
+any other gRPC service, as grpc-gateway writes it (``rpc_status``: a bare
+``google.rpc.Status`` with the code's number; ``jsonrpc_status_error``: that Status in
+the JSON-RPC error's ``data``).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from ._errors import A2AError
 from ._json import NotJson, encode
 from ._jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, PARSE_ERROR, JsonRpcError
 from ._query import QueryError
+from ._status import RpcError, jsonrpc_code, status_body
 from ._validate import ValidationError
 
 __all__ = [
@@ -131,6 +137,20 @@ class Failure(NamedTuple):
             error["data"] = self.data
         return error
 
+    def rpc_status(self) -> dict[str, Any]:
+        """The ``google.rpc.Status`` as grpc-gateway renders it: ``code`` the gRPC
+        code's number (not the HTTP status), ``message``, ``details`` always there."""
+        return status_body(self.status, self.message, self.details)
+
+    def jsonrpc_status_error(self) -> dict[str, Any]:
+        """The JSON-RPC error object of a service without the A2A profile: the code
+        and message of ``jsonrpc_error``, the ``google.rpc.Status`` in ``data``."""
+        return {
+            "code": self.code,
+            "message": self.rpc_message or self.message,
+            "data": self.rpc_status(),
+        }
+
 
 class Refusal(Exception):
     """A call the server refused itself (a body too large, a route that takes no
@@ -189,6 +209,16 @@ def failure_of(exc: BaseException) -> Failure | None:
         info = kind.error_info(exc.metadata)
         return Failure(
             kind.http_status, kind.grpc_status, exc.message, kind.code, (info,), [info]
+        )
+    if isinstance(exc, RpcError):
+        details = exc.details
+        return Failure(
+            exc.http_status,
+            exc.code,
+            exc.message,
+            jsonrpc_code(exc.code),
+            details,
+            list(details) if details else None,
         )
     if isinstance(exc, QueryError):
         return bad_request(str(exc), [(exc.field, f"{exc.reason} (got {exc.value!r})")])

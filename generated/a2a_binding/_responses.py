@@ -7,9 +7,9 @@ place that kind is sent.
 
 ``send_bytes`` is a whole body with its Content-Type and Content-Length (``head=True``
 sends the same headers without the body, as HEAD asks); ``send_empty`` a status with
-headers and no body (204, 304); ``send_events`` a ``text/event-stream`` fed by a
-handler's async iterator, watching for the client's disconnect from the start, and
-``send_stream_head`` its headers alone; ``refuse_websocket`` turns a websocket away
+headers and no body (204, 304); ``send_events`` a stream fed by a handler's async
+iterator (``text/event-stream``, or another ``Framing``), watching for the client's
+disconnect from the start, and ``send_stream_head`` its headers alone; ``refuse_websocket`` turns a websocket away
 before it is accepted.
 """
 
@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._cancellation import handler_cancelled, uncancel, within
 from ._request import Receive, Send
 from ._sse import SSE_CONTENT_TYPE, sse_frame
 
 __all__ = [
+    "Framing",
+    "SSE",
     "refuse_websocket",
     "send_bytes",
     "send_empty",
@@ -36,6 +38,21 @@ _SSE_HEADERS = [
     (b"content-type", SSE_CONTENT_TYPE.encode()),
     (b"cache-control", b"no-cache"),
 ]
+
+
+class Framing(NamedTuple):
+    """How a stream goes out: its response headers, and ``frame(data, number,
+    error)`` the bytes of one event from its JSON (``number`` counts from 0;
+    ``error``: the last event, an error's)."""
+
+    headers: list[tuple[bytes, bytes]]
+    frame: Callable[[bytes, int, bool], bytes]
+
+
+SSE = Framing(
+    _SSE_HEADERS, lambda data, number, error: sse_frame(data, event_id=number)
+)
+"""Server-sent events, each ``data:`` the event's JSON as it is, ``id:`` its number."""
 
 
 def _raw(headers: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
@@ -69,9 +86,11 @@ async def send_empty(
     await send({"type": "http.response.body", "body": b""})
 
 
-async def send_stream_head(send: Send) -> None:
+async def send_stream_head(send: Send, framing: Framing = SSE) -> None:
     """The status and headers of a stream, without a stream (HEAD)."""
-    await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+    await send(
+        {"type": "http.response.start", "status": 200, "headers": framing.headers}
+    )
     await send({"type": "http.response.body", "body": b""})
 
 
@@ -93,9 +112,10 @@ async def send_events(
     first_within: float | None = None,
     head: bool = False,
     log: logging.Logger,
+    framing: Framing = SSE,
 ) -> None:
     """A stream, answered whatever happens: ``start()`` gives the handler's events,
-    sent as ``text/event-stream`` numbered from 0.
+    sent as ``framing`` says (default ``text/event-stream``) numbered from 0.
 
     ``render`` turns one event into its JSON bytes (raising for an event JSON cannot
     carry), ``render_error`` an error after the 200 into the JSON of the last event,
@@ -169,7 +189,7 @@ async def send_events(
             start_message = {
                 "type": "http.response.start",
                 "status": 200,
-                "headers": _SSE_HEADERS,
+                "headers": framing.headers,
             }
             await send(start_message)
             number, event = 0, first
@@ -179,7 +199,7 @@ async def send_events(
                     data = render(event)
                 except Exception as exc:  # an event JSON cannot carry ends the stream
                     last, data = exc, render_error(exc)
-                body = sse_frame(data, event_id=number)
+                body = framing.frame(data, number, last is not None)
                 await send(
                     {"type": "http.response.body", "body": body, "more_body": True}
                 )
@@ -197,7 +217,7 @@ async def send_events(
                         and not handler_cancelled(exc)
                     ):
                         raise  # the watcher's (taken back below), or a real one
-                    body = sse_frame(render_error(exc), event_id=number)
+                    body = framing.frame(render_error(exc), number, True)
                     await send(
                         {"type": "http.response.body", "body": body, "more_body": True}
                     )

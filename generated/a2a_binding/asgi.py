@@ -31,6 +31,7 @@ from ._asgi import (
     base_url,
 )
 from ._documents import TenantCardSource
+from ._v0_3_serving import V0_3Serving
 from ._query import MAX_QUERY_PAIRS
 from ._validate import UnknownFields
 from .handler import A2AServiceHandler
@@ -215,5 +216,5 @@ def create_app(
         message_types=MESSAGE_TYPES,
         unknown_fields=unknown_fields,
         check_responses=check_responses,
-        v0_3_routes=routes_v0_3.TABLE,
+        v0_3=V0_3Serving(routes_v0_3.TABLE),
     )

@@ -194,12 +194,13 @@ class Backend:
 
     Each call sends ``a2a-version`` (``PROTOCOL_VERSION``), the context's extensions,
     and the context's headers named in ``forward_headers`` (an allow-list: nothing
-    else is passed on). Its deadline is the nearer of ``timeout`` (seconds) and the
-    caller's: a ``grpc-timeout`` header (``"500m"``, ``"30S"``; as grpc-gateway reads
-    it), or the deadline of a gRPC call being served; a malformed one is refused
+    else is passed on).
+    Its deadline is the nearer of ``timeout`` (seconds) and the caller's: a
+    ``grpc-timeout`` header (``"500m"``, ``"30S"``; as grpc-gateway reads it), or the
+    deadline of a gRPC call being served; a malformed one is refused
     (``InvalidArgument``). A failed call raises what the serving side raised: the
     ``A2AError`` its ErrorInfo names, ``Unauthenticated``, ``InvalidArgument`` with
-    the field violations, ``DeadlineExceeded``, else the ``grpc.aio.AioRpcError``
+    the field violations, ``DeadlineExceeded``, else the ``RpcError`` of its status
     (see ``error_of``). Leaving a stream early cancels its call.
     """
 

@@ -9,10 +9,12 @@ snake_case, taking the request ``TypedDict`` and a ``CallContext`` (tenant, bind
 service parameters, headers) and returning the response ``TypedDict``; a
 server-streaming rpc returns an async iterator of responses (write it as an ``async
 def`` with ``yield``); an rpc answering ``google.protobuf.Empty`` returns None. Raise
-``protocol.A2AError`` for the protocol's errors, ``InvalidArgument`` for fields the
-handler refuses (400 / -32602 with a ``google.rpc.BadRequest``) and ``Unauthenticated``
-for missing or wrong credentials (401 with ``WWW-Authenticate`` / JSON-RPC
-``UNAUTHENTICATED_CODE``). A handler class that subclasses the Protocol and is marked
+``protocol.A2AError`` for the protocol's errors, ``RpcError`` for any other gRPC
+status, ``InvalidArgument`` for fields the handler refuses (400 / -32602 with a
+``google.rpc.BadRequest``) and ``Unauthenticated`` for missing or wrong credentials
+(401 with ``WWW-Authenticate`` / JSON-RPC ``UNAUTHENTICATED_CODE``).
+
+A handler class that subclasses the Protocol and is marked
 ``typing.final`` has every method it still lacks named by mypy --strict; a class only
 passed to ``asgi.create_app`` is reported incompatible, its missing methods listed when
 there are one or two.
@@ -26,10 +28,12 @@ from typing import Protocol
 from . import messages
 from ._failure import UNAUTHENTICATED_CODE, InvalidArgument, Unauthenticated
 from ._request import CallContext
+from ._status import RpcError
 
 __all__ = [
     "CallContext",
     "InvalidArgument",
+    "RpcError",
     "UNAUTHENTICATED_CODE",
     "Unauthenticated",
     "A2AServiceHandler",

@@ -22,6 +22,7 @@ from codegen.runtime._asgi import A2AApplication, CallContext
 from codegen.runtime._errors import A2AError
 from codegen.runtime._jsonrpc import JsonRpcBinding
 from codegen.runtime._sse import parse_sse
+from codegen.runtime._v0_3_serving import V0_3Serving
 from codegen.runtime._validate import Schema
 from tests.runtime.test_asgi import drive, rpc_body, run
 
@@ -174,7 +175,7 @@ def make(a2a: ModuleType) -> Any:
             schema=schema,
             message_types=asgi.MESSAGE_TYPES,
             check_responses=True,
-            v0_3_routes=routes_v0_3,
+            v0_3=V0_3Serving(routes_v0_3),
             **options,
         )
 

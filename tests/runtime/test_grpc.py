@@ -41,6 +41,7 @@ from codegen.runtime._grpc import (
     status_of,
 )
 from codegen.runtime._request import CallContext
+from codegen.runtime._status import RpcError
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE = "lf.a2a.v1.A2AService"
@@ -890,7 +891,7 @@ def test_status_of_adds_invalid_params_only_beside_a_bare_bad_request() -> None:
 
 from codegen.runtime._cancellation import DeadlineExceeded  # noqa: E402
 from codegen.runtime._grpc import GrpcBackend, error_of  # noqa: E402
-from codegen.runtime._params import ServiceParams  # noqa: E402
+from codegen.runtime._params import NO_PARAMS, ServiceParams  # noqa: E402
 
 
 def _backend(channel: grpc.aio.Channel, **options: Any) -> GrpcBackend:
@@ -987,8 +988,9 @@ def test_the_backend_calls_and_streams_with_the_contexts_metadata() -> None:
         ),
         (
             lambda: RuntimeError("bug"),
-            lambda e: isinstance(e, grpc.aio.AioRpcError)
-            and e.code() == grpc.StatusCode.INTERNAL,
+            lambda e: isinstance(e, RpcError)
+            and (e.code, e.message, e.http_status)
+            == ("INTERNAL", "internal error", 500),
         ),
     ],
 )
@@ -1097,7 +1099,42 @@ def test_error_of_reads_what_a_peer_may_send() -> None:
         "x",
         ((STATUS_DETAILS_KEY, other_domain.SerializeToString()),),
     )
-    assert error_of(unread) is unread
+    # An ErrorInfo of another domain names no A2A error: the status as it came.
+    other = error_of(unread)
+    assert isinstance(other, RpcError)
+    assert (other.code, other.message, other.http_status) == ("NOT_FOUND", "x", 404)
+    assert other.details == (
+        {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "TASK_NOT_FOUND",
+            "domain": "example.com",
+        },
+    )
+    ok = _Failed(grpc.StatusCode.OK, "", ())  # no error's code: nothing to read
+    assert error_of(ok) is ok
+
+
+def test_error_of_a_service_without_the_a2a_profile_passes_the_status_through() -> None:
+    a2a_info = status_pb2.Status(code=5, message="gone")
+    a2a_info.details.add().Pack(
+        error_details_pb2.ErrorInfo(reason="TASK_NOT_FOUND", domain="a2a-protocol.org")
+    )
+    trailers = ((STATUS_DETAILS_KEY, a2a_info.SerializeToString()),)
+    assert isinstance(
+        error_of(_Failed(grpc.StatusCode.NOT_FOUND, "gone", trailers)), A2AError
+    )
+    for code in (
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+    ):
+        found = error_of(_Failed(code, "gone", trailers), a2a=False)
+        assert isinstance(found, RpcError), found
+        assert (found.code, found.message) == (code.name, "gone")
+        assert found.details[0]["reason"] == "TASK_NOT_FOUND"
+    bare = error_of(_Failed(grpc.StatusCode.UNAVAILABLE, "down", ()), a2a=False)
+    assert isinstance(bare, RpcError) and bare.details == ()
 
 
 # --------------------------------------------------------------------- deadlines
@@ -1386,3 +1423,54 @@ def test_required_defaults_of_each_scalar_kind() -> None:
     }
     plain = pb.DESCRIPTOR.pool.FindMessageTypeByName("google.protobuf.Empty")
     assert _RequiredDefaults().fill(plain, {}) == {}
+
+
+# ------------------------------------------------- a service without the A2A profile
+
+
+def test_a_service_without_the_a2a_profile_is_served_and_called_plainly() -> None:
+    """``supported_versions=None``: no version check, ``NO_PARAMS``, a refusal without
+    the A2A ErrorInfo; ``version=None``: no ``a2a-version`` sent, every failure its
+    ``RpcError``."""
+    handler = Handler()
+    handler.override["get_task"] = lambda request, context: _raises(
+        RpcError("NOT_FOUND", "no task", [])
+    )
+    handler.override["cancel_task"] = lambda request, context: _raises(
+        InvalidArgument("bad", [("id", "short")])
+    )
+
+    async def scenario() -> tuple[Any, Exception, Exception, Any]:
+        async with serving(handler, supported_versions=None) as channel:
+            backend = _backend(channel, forward_headers=("authorization",))
+            backend.version = None
+            deleted = await backend.call(
+                "DeleteTaskPushNotificationConfig", {"taskId": "t", "id": "c"}, SERVED
+            )
+            with pytest.raises(Exception) as missing:
+                await backend.call("GetTask", {"id": "t"}, SERVED)
+            with pytest.raises(Exception) as refused:
+                await backend.call("CancelTask", {"id": "t"}, SERVED)
+            raw = await failed(
+                channel.unary_unary("/lf.a2a.v1.A2AService/CancelTask")(
+                    pb.CancelTaskRequest(id="t").SerializeToString()
+                )
+            )
+            return deleted, missing.value, refused.value, raw
+
+    deleted, missing, refused, raw = run(scenario)
+    assert deleted is None
+    context = handler.seen[0][2]
+    assert context.params is NO_PARAMS
+    assert context.header("a2a-version") is None  # none sent
+    assert context.header("a2a-extensions") is None
+    assert context.header("authorization") == "Bearer t"
+    assert isinstance(missing, RpcError) and missing.code == "NOT_FOUND"
+    assert isinstance(refused, RpcError) and refused.code == "INVALID_ARGUMENT"
+    assert [d["@type"] for d in refused.details] == [
+        "type.googleapis.com/google.rpc.BadRequest"
+    ]
+    assert raw.code() == grpc.StatusCode.INVALID_ARGUMENT  # no version needed
+    assert [d.type_url for d in status(raw).details] == [
+        "type.googleapis.com/google.rpc.BadRequest"
+    ]
