@@ -85,6 +85,21 @@ def load_package(tmp_path: Path) -> Iterator[Callable[..., ModuleType]]:
         sys.path.remove(entry)
 
 
+def example_module() -> ModuleType:
+    """examples/a2a_server.py, imported with the committed generated package on the path."""
+    sys.path[:0] = [str(GENERATED), str(ROOT)]
+    try:
+        return importlib.import_module("examples.a2a_server")
+    finally:
+        del sys.path[:2]
+
+
+@pytest.fixture(scope="session")
+def example() -> ModuleType:
+    """The module examples/a2a_server.py (:func:`example_module`)."""
+    return example_module()
+
+
 @pytest.fixture(scope="session")
 def a2a() -> ModuleType:
     """The committed generated/a2a_binding package (what users vendor)."""

@@ -17,7 +17,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
@@ -105,3 +105,23 @@ def install() -> Path:
         for script in SOURCES.glob("*.mjs"):
             shutil.copy2(script, folder / script.name)
     return folder
+
+
+def run_script(
+    folder: Path, script: str, config: object, timeout: float = 30.0
+) -> dict[str, Any]:
+    """Runs one of the tests/js scripts from ``install()``'s folder with ``config`` as
+    its JSON argument; the one JSON object it prints. Fails the test, with node's
+    stderr, when the script exits non-zero or prints nothing."""
+    done = subprocess.run(
+        [node(), str(folder / script), json.dumps(config)],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert (
+        done.returncode == 0 and done.stdout
+    ), f"{script} failed ({done.returncode}):\n{done.stderr[-3000:]}"
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result

@@ -30,22 +30,10 @@ import {
   TenantTransportDecorator,
 } from '@a2a-js/sdk/client';
 
-const config = JSON.parse(process.argv[2]);
-const sent = [];
+import { fetchRecorder, stepRunner } from './harness.mjs';
 
-// Records what goes on the wire; everything else is the SDK's own behaviour.
-async function recordingFetch(input, init) {
-  const url = new URL(typeof input === 'object' && 'url' in input ? input.url : String(input));
-  const headers = new Headers(init?.headers ?? {});
-  sent.push({
-    method: init?.method ?? 'GET',
-    path: url.pathname,
-    query: url.search,
-    version: headers.get('A2A-Version'),
-    contentType: headers.get('Content-Type'),
-  });
-  return fetch(input, init);
-}
+const config = JSON.parse(process.argv[2]);
+const { sent, recordingFetch } = fetchRecorder();
 
 function describe(error) {
   return {
@@ -59,23 +47,7 @@ function describe(error) {
   };
 }
 
-const steps = {};
-const STEP_TIMEOUT_MS = 5000;
-// One step that hangs (a stream that never ends) is reported as such, and the rest run.
-async function step(name, run) {
-  process.stderr.write(`step ${name}\n`);
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`step timed out after ${STEP_TIMEOUT_MS} ms`)), STEP_TIMEOUT_MS);
-  });
-  try {
-    steps[name] = { ok: (await Promise.race([run(), timeout])) ?? null };
-  } catch (error) {
-    steps[name] = { error: describe(error) };
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const { steps, step } = stepRunner(describe);
 
 const sendResult = (result) =>
   'messageId' in result ? { message: Message.toJSON(result) } : { task: Task.toJSON(result) };

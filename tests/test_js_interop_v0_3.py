@@ -1,0 +1,200 @@
+"""A real 0.3 client against the example's 0.3 side: @a2a-js/sdk 0.3.14, the JS SDK's
+last 0.3 release (installed beside 1.3.0 as ``@a2a-js/sdk-v0_3``), over loopback.
+
+tests/js/client_v0_3.mjs discovers examples/a2a_server.py from its agent card with the
+0.3 SDK's own ClientFactory (it reads the 0.3 card: ``url``, ``preferredTransport``,
+``additionalInterfaces``), then runs every 0.3 operation over JSON-RPC and over the 0.3
+HTTP+JSON binding (``/v1/...`` routes): send, stream, get, cancel, resubscribe, the four
+push config methods, the authenticated extended card and the errors the agent answers.
+A 0.3 client sends no ``A2A-Version``: the example must answer it as 0.3 (§3.6.2), in
+0.3 shapes (``kind`` discriminators, lower-case states, ``final`` on the last status
+update). 0.3 has no ListTasks and no tenant, so neither is exercised.
+(@a2a-js/sdk 1.3.0 also has 0.3 transports, ``LegacyJsonRpcTransport`` and
+``LegacyRestTransport`` in ``@a2a-js/sdk/compat/v0_3/client``: translations from its
+1.0 types; the 0.3.14 release is what deployed 0.3 clients run.)
+Node and npm are needed; tests/jsenv.py installs both SDKs into .cache/js/ on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+
+from . import jsenv
+
+from .servers import running
+
+# Ids that need escaping in a path segment, and ids that look like literal segments.
+AWKWARD_IDS = ["a/b", "a?b", "a b", "\u00e9t\u00e9-\u2713", ":cancel", "tasks"]
+NODE_TIMEOUT = 30.0
+CARD_PATH = "/.well-known/agent-card.json"
+# The 0.3 JSON-RPC methods this client calls (0.3 has no tasks/list).
+V0_3_METHODS = {
+    "message/send",
+    "message/stream",
+    "tasks/get",
+    "tasks/cancel",
+    "tasks/resubscribe",
+    "tasks/pushNotificationConfig/set",
+    "tasks/pushNotificationConfig/get",
+    "tasks/pushNotificationConfig/list",
+    "tasks/pushNotificationConfig/delete",
+    "agent/getAuthenticatedExtendedCard",
+}
+# The 0.3 JSON-RPC error codes (the 0.3 spec's table, kept in 1.0) and the JS SDK's
+# error class for each.
+ERRORS = {
+    "TaskNotFound": (-32001, "TaskNotFoundError"),
+    "TaskNotCancelable": (-32002, "TaskNotCancelableError"),
+    "UnsupportedOperation": (-32004, "UnsupportedOperationError"),
+}
+
+
+@pytest.fixture(scope="module")
+def js_dir() -> Path:
+    return jsenv.install()
+
+
+@pytest.fixture(scope="module")
+def our_server(example: ModuleType) -> Iterator[str]:
+    """The example as it is run (HTTP+JSON under /rest, JSON-RPC at /jsonrpc)."""
+    with running(example.create_app()) as base:
+        yield base
+
+
+def _run(js_dir: Path, base: str, binding: str, bearer: str) -> dict[str, Any]:
+    config = {
+        "base": base,
+        "binding": binding,
+        "awkwardIds": AWKWARD_IDS,
+        "bearer": bearer,
+    }
+    return jsenv.run_script(js_dir, "client_v0_3.mjs", config, NODE_TIMEOUT)
+
+
+def _card_problem(base: str, result: dict[str, Any]) -> str:
+    """What a 0.3 client reads from the card, for a failure message."""
+    card = httpx.get(base + CARD_PATH).json()  # as a 0.3 client asks: no A2A-Version
+    read = {k: card.get(k) for k in ("protocolVersion", "url", "preferredTransport")}
+    return (
+        f"served on {base}; the card a 0.3 client gets: {read}, additionalInterfaces="
+        f"{card.get('additionalInterfaces')}; JS 0.3 client: "
+        f"{result.get('discovery') or result.get('sent')}"
+    )
+
+
+def _error_class(error: dict[str, Any]) -> str:
+    """The JS SDK's error class name; a stream reports its error as the cause."""
+    return str(error.get("causeName") or error.get("name"))
+
+
+@pytest.fixture(scope="module", params=["JSONRPC", "HTTP+JSON"])
+def run(
+    request: pytest.FixtureRequest, js_dir: Path, our_server: str, example: ModuleType
+) -> tuple[str, dict[str, Any]]:
+    """One run of the 0.3 client over a binding: (binding, what it printed)."""
+    binding: str = request.param
+    result = _run(js_dir, our_server, binding, example.DEFAULT_TOKEN)
+    assert "discovery" not in result, _card_problem(our_server, result)
+    return binding, result
+
+
+def test_the_0_3_client_picks_the_binding_from_the_0_3_card(
+    run: tuple[str, dict[str, Any]], our_server: str
+) -> None:
+    binding, result = run
+    expected = "JsonRpcTransport" if binding == "JSONRPC" else "RestTransport"
+    assert expected in result["transport"], _card_problem(our_server, result)
+    card = result["card"]
+    assert card["protocolVersion"].startswith("0.3"), card
+    assert (
+        card["capabilities"]["streaming"] and card["capabilities"]["pushNotifications"]
+    )
+
+
+def test_every_0_3_operation_answers_in_0_3_shapes(
+    run: tuple[str, dict[str, Any]], our_server: str
+) -> None:
+    binding, result = run
+    steps = result["steps"]
+    failed = {
+        name: step["error"]
+        for name, step in steps.items()
+        if "error" in step and not name.startswith(("error ", "awkward task"))
+    }
+    assert not failed, f"{failed}\n{_card_problem(our_server, result)}"
+    ok = {name: step["ok"] for name, step in steps.items() if "ok" in step}
+
+    done, held = ok["message/send"], ok["message/send hold"]
+    assert (done["kind"], held["kind"]) == ("task", "task")
+    assert (done["status"]["state"], held["status"]["state"]) == (
+        "completed",
+        "working",
+    )
+    assert done["artifacts"][0]["parts"] == [{"kind": "text", "text": "hello"}]
+    stream = ok["message/stream"]
+    assert stream[0]["kind"] == "task"
+    last = stream[-1]
+    assert last["kind"] == "status-update" and last["final"] is True, stream
+    assert last["status"]["state"] == "completed"
+    assert all(event.get("final") is not True for event in stream[:-1]), stream
+    assert ok["tasks/get"]["kind"] == "task" and ok["tasks/get"]["id"] == done["id"]
+    resubscribed = ok["tasks/resubscribe"]
+    assert [(e["kind"], e["id"]) for e in resubscribed] == [("task", held["id"])]
+    assert ok["tasks/cancel"]["status"]["state"] == "canceled"
+
+    config = {"id": "c1", "url": "https://example.test/hook", "token": "t"}
+    pushed = {"taskId": done["id"], "pushNotificationConfig": config}
+    assert ok["tasks/pushNotificationConfig/set"] == pushed
+    assert ok["tasks/pushNotificationConfig/get"] == pushed
+    assert ok["tasks/pushNotificationConfig/list"] == [pushed]
+    assert ok["tasks/pushNotificationConfig/delete"] == []
+
+    for awkward in AWKWARD_IDS:
+        set_ = ok[f"awkward set {awkward}"]["pushNotificationConfig"]["id"]
+        assert (set_, ok[f"awkward get {awkward}"]["pushNotificationConfig"]["id"]) == (
+            awkward,
+            awkward,
+        )
+        error = steps[f"awkward task {awkward}"]["error"]
+        assert _error_class(error) == "TaskNotFoundError", error
+
+    extended = ok["agent/getAuthenticatedExtendedCard"]
+    assert extended["name"] == result["card"]["name"]
+    assert "hold" in [skill["id"] for skill in extended["skills"]]  # extended only
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_errors_reach_the_0_3_client_as_its_typed_errors(
+    run: tuple[str, dict[str, Any]], name: str
+) -> None:
+    binding, result = run
+    code, js_class = ERRORS[name]
+    error = result["steps"][f"error {name}"].get("error")
+    assert error is not None, result["steps"][f"error {name}"]
+    assert _error_class(error) == js_class, error
+    if binding == "JSONRPC":
+        assert error.get("code", error.get("causeCode")) == code, error
+
+
+def test_the_0_3_client_sends_no_version_and_the_0_3_wire_names(
+    run: tuple[str, dict[str, Any]],
+) -> None:
+    binding, result = run
+    sent = result["sent"]
+    assert sent[0]["path"] == CARD_PATH  # discovery comes first
+    assert all(request["version"] is None for request in sent), sent
+    api = sent[1:]
+    if binding == "JSONRPC":
+        assert {r["path"] for r in api} == {"/jsonrpc"}
+        assert {r["rpcMethod"] for r in api} == V0_3_METHODS
+    else:
+        paths = [f"{r['method']} {r['path']}" for r in api]
+        assert all(p.split(" ")[1].startswith("/rest/v1/") for p in paths), paths
+        assert "POST /rest/v1/message:send" in paths
+        assert "GET /rest/v1/card" in paths  # the 0.3 REST extended card
