@@ -86,6 +86,7 @@ A2A_RUNTIME = (
     "_asgi.py",
     "_client.py",
     "_v0_3.py",
+    "_v0_3_card.py",
     "_v0_3_shapes.py",
     "_v0_3_rpc.py",
 )

@@ -225,8 +225,9 @@ class AgentHandler:
 
 
 SUPPORTED_VERSIONS = (PROTOCOL_VERSION, "0.3")
-"""No A2A-Version is 0.3 (§3.2.6): the conformance kit (over gRPC too) and a2a-sdk's
-bare transports send none, so 0.3 is served as 1.0 is."""
+"""1.0 and 0.3 clients, from the one 1.0 handler: 0.3's JSON-RPC methods and ``/v1``
+routes are converted to 1.0 and back; a 1.0 request naming no version is 1.0 (the
+conformance kit names none). gRPC serves 1.0 only."""
 
 
 class ExampleApp:

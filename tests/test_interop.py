@@ -197,12 +197,12 @@ def test_our_server_error_answers(our_server: str) -> None:
         assert missing.status_code == 404
         assert missing.json()["error"]["details"][0]["reason"] == "TASK_NOT_FOUND"
         rpc = client.post(
-            "/jsonrpc", content=b'{"jsonrpc": "2.0", "id": 9, "method": "tasks/get"}'
+            "/jsonrpc", content=b'{"jsonrpc": "2.0", "id": 9, "method": "tasks/list"}'
         )
         assert rpc.json() == {
             "jsonrpc": "2.0",
             "id": 9,
-            "error": {"code": -32601, "message": "Method not found: tasks/get"},
+            "error": {"code": -32601, "message": "Method not found: tasks/list"},
         }
         card = client.get("/acme/.well-known/agent-card.json")
         assert card.status_code == 200 and card.json()["name"] == "generated-tables"

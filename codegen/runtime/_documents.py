@@ -65,7 +65,8 @@ class Documents:
     ``openapi`` is the document's JSON text (None: not served); without ``servers`` it
     is given one, the base URL followed by ``http_json_prefix``. ``link_openapi``
     sets the card's ``documentationUrl`` to the base URL followed by
-    ``openapi_path``.
+    ``openapi_path``. ``compose`` makes the card served of the card given (the one
+    0.3 clients read as well, say).
     """
 
     def __init__(
@@ -78,6 +79,7 @@ class Documents:
         openapi_path: str | None,
         http_json_prefix: str | None,
         link_openapi: bool,
+        compose: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         self._created = last_modified or datetime.now(timezone.utc)
         self._max_age = max_age
@@ -86,6 +88,7 @@ class Documents:
         self._card_source = card
         self._card_for_tenant = callable(card) and _takes_two(card)
         self._link_openapi = link_openapi
+        self._compose = compose
         self._openapi_path = openapi_path
         self._prefix = http_json_prefix
         self._openapi: dict[str, Any] = {}
@@ -102,7 +105,7 @@ class Documents:
         # A fixed answer is rendered once; one that names URLs, per request.
         self._fixed_card: Document | None = None
         if not callable(card) and not link_openapi:
-            self._fixed_card = self._fixed(encode(dict(card)))
+            self._fixed_card = self._fixed(encode(self._composed(dict(card))))
         self._fixed_openapi: Document | None = None
         if openapi is not None and (
             "servers" in self._openapi or http_json_prefix is None
@@ -150,7 +153,10 @@ class Documents:
             card = dict(cast(TenantCardSource[Mapping[str, Any]], source)(url, tenant))
         if self._link_openapi:
             card["documentationUrl"] = url + (self._openapi_path or "")
-        return self._rendered((url, tenant), encode(card))
+        return self._rendered((url, tenant), encode(self._composed(card)))
+
+    def _composed(self, card: dict[str, Any]) -> dict[str, Any]:
+        return card if self._compose is None else self._compose(card)
 
     def openapi(self, base: Callable[[], str]) -> Document:
         """The OpenAPI document; ``base`` gives the request's base URL."""

@@ -72,7 +72,7 @@ from ._cancellation import DeadlineExceeded
 from ._errors import DOMAIN, ERROR_INFO_TYPE, A2AError
 from ._failure import BAD_REQUEST_TYPE, Failure, InvalidArgument, Unauthenticated
 from ._failure import Failures
-from ._params import SupportedVersions, read_service_params
+from ._params import VersionPolicy, read_service_params
 from ._proto import MessageBuilder
 from ._request import CallContext
 from ._validate import Schema, ValidationError
@@ -426,8 +426,7 @@ class GrpcBinding:
             raise TypeError(f"the handler lacks the methods {', '.join(missing)}")
         self.handler = handler
         self.supported_versions = tuple(supported_versions)
-        self._versions = SupportedVersions(self.supported_versions)
-        self._versions.check(self.supported_versions[0])
+        self._versions = VersionPolicy(self.supported_versions)
         if check_responses and schema is None:
             raise ValueError("check_responses needs the schema to check them with")
         self.schema = schema
@@ -480,11 +479,12 @@ class GrpcBinding:
         remaining = context.time_remaining()
         if remaining is not None:
             headers = (*headers, (TIMEOUT_KEY, format_timeout(remaining)))
-        params = read_service_params(
-            [value for key, value in headers if key == VERSION_KEY],
-            [value for key, value in headers if key == EXTENSIONS_KEY],
+        params = self._versions.check(
+            read_service_params(
+                [value for key, value in headers if key == VERSION_KEY],
+                [value for key, value in headers if key == EXTENSIONS_KEY],
+            )
         )
-        self._versions.check(params.version)
         request_type = rpc.method.request_type
         try:
             request = json_format.MessageToDict(rpc.request_class.FromString(raw))

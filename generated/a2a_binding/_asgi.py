@@ -68,6 +68,7 @@ package (``<package>.asgi``).
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from collections.abc import Sequence
@@ -106,7 +107,7 @@ from ._media import (
     JSONRPC_CONTENT_TYPE,
     media_type,
 )
-from ._params import Binding, ServiceParams, SupportedVersions, read_service_params
+from ._params import Binding, ServiceParams, VersionPolicy, read_service_params
 from ._paths import Match, tenant_of
 from ._query import MAX_QUERY_PAIRS, QueryError, QueryInput, Unknown
 from ._request import (
@@ -122,6 +123,11 @@ from ._request import (
 )
 from ._responses import refuse_websocket, send_bytes, send_empty, send_events
 from ._responses import send_stream_head
+from ._v0_3 import V0_3_METHODS
+from ._v0_3_card import card_for_both
+from ._v0_3_rpc import error_from_v1, params_to_v1, result_from_v1
+from ._v0_3_rpc import stream_event_from_v1
+from ._v0_3_shapes import ShapeError
 from ._validate import Schema, UnknownFields, ValidationError
 
 __all__ = [
@@ -259,8 +265,8 @@ class A2AApplication:
         self.http_json_prefix = _prefix(http_json_prefix, "http_json_prefix")
         self.jsonrpc_path = _prefix(jsonrpc_path, "jsonrpc_path")
         self.supported_versions = tuple(supported_versions)
-        self._versions = SupportedVersions(self.supported_versions)
-        self._versions.check(self.supported_versions[0])
+        self._versions = VersionPolicy(self.supported_versions)
+        self.serves_v0_3 = self._versions.serves_v0_3
         if max_body_bytes < 0 or max_query_pairs < 0:
             raise ValueError("max_body_bytes and max_query_pairs must not be negative")
         self.max_body_bytes = max_body_bytes
@@ -307,6 +313,7 @@ class A2AApplication:
             openapi_path=self._openapi_path,
             http_json_prefix=self.http_json_prefix,
             link_openapi=link_openapi_in_card,
+            compose=card_for_both if self.serves_v0_3 else None,
         )
         message = f"the body is larger than {max_body_bytes} bytes"
         self._too_large = Failure(
@@ -421,14 +428,18 @@ class A2AApplication:
             return failure, failure.http_body()
 
     def _jsonrpc_error(
-        self, exc: BaseException, request_id: RequestId, where: str
+        self, exc: BaseException, request_id: RequestId, where: str, v0_3: bool
     ) -> tuple[Failure, bytes]:
-        """The failure and the JSON-RPC failure envelope of ``exc``."""
+        """The failure and the JSON-RPC failure envelope of ``exc`` (in 0.3's codes
+        for a 0.3 request)."""
         failure = self.failures.of(exc, where)
         if isinstance(exc, JsonRpcError) and exc.id is not None:
             request_id = exc.id
         try:
-            return failure, response_bytes(request_id, "error", failure.jsonrpc_error())
+            error = failure.jsonrpc_error()
+            return failure, response_bytes(
+                request_id, "error", error_from_v1(error) if v0_3 else error
+            )
         except Exception as failed:  # data JSON cannot carry
             failure = self.failures.internal(failed, where)
             return failure, response_bytes(request_id, "error", failure.jsonrpc_error())
@@ -454,22 +465,42 @@ class A2AApplication:
         )
 
     async def _send_jsonrpc_error(
-        self, send: Send, exc: BaseException, request_id: RequestId, where: str
+        self,
+        send: Send,
+        exc: BaseException,
+        request_id: RequestId,
+        where: str,
+        v0_3: bool,
     ) -> None:
         """The JSON-RPC answer of ``exc`` (HTTP 200, the failure envelope)."""
-        failure, body = self._jsonrpc_error(exc, request_id, where)
+        failure, body = self._jsonrpc_error(exc, request_id, where, v0_3)
         await send_bytes(send, 200, body, JSONRPC_CONTENT_TYPE, failure.headers)
 
     # ---------------------------------------------------------------------- calls
 
-    def _params(self, head: RequestHead, scope: Scope) -> ServiceParams:
+    def _params(
+        self, head: RequestHead, scope: Scope, v0_3: bool = False
+    ) -> ServiceParams:
         """The service parameters, checked: the version sets the request's semantics,
-        so it is checked before the request is read."""
+        so it is checked before the request is read (``v0_3``: a request in 0.3's
+        form; see ``VersionPolicy``)."""
         params = read_service_params(
             head.versions, head.extensions, scope.get("query_string", b"")
         )
-        self._versions.check(params.version)
-        return params
+        return self._versions.check(params, v0_3=v0_3)
+
+    def _from_v0_3(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A 0.3 method's params as the 1.0 request (the endpoint's tenant kept), or
+        ``InvalidArgument`` naming the field 0.3 does not allow."""
+        tenant = params.get(self.tenant_field) if self.tenant_field else None
+        try:
+            request = params_to_v1(method, params)[1]
+        except ShapeError as exc:
+            field = exc.field.removeprefix("params.").removeprefix("params")
+            raise InvalidArgument(f"{method}: {exc}", [(field, exc.reason)]) from None
+        if tenant:
+            request[self.tenant_field] = tenant
+        return request
 
     def _context(
         self,
@@ -627,6 +658,7 @@ class A2AApplication:
             return
         request_id: RequestId = None
         notification = streaming = False
+        v0_3: str | None = None  # the 0.3 method a 0.3 request calls
         where = "JSON-RPC"
         try:
             if body is None:
@@ -635,16 +667,27 @@ class A2AApplication:
                 self._content_type(request_head, JSONRPC_ACCEPTED)
             envelope = decode_envelope(body, mark_duplicates=self.schema is not None)
             notification = _is_notification(envelope)
+            if self.serves_v0_3 and isinstance(envelope, dict):
+                v0_3 = _v0_3_method(envelope.get("method"))
+                if v0_3 is not None:  # checked as the 1.0 method it stands for
+                    envelope = copy.copy(envelope)  # a DuplicateKeys stays one
+                    envelope["method"] = V0_3_METHODS[v0_3].rpc
             parsed = self.jsonrpc.parse_request(envelope, tenant=tenant or None)
             request_id = parsed.id
             where = method = parsed.method
-            params = self._params(request_head, scope)
-            request = self._valid(method, parsed.params)
+            params = self._params(request_head, scope, v0_3 is not None)
+            request = parsed.params
+            if v0_3 is not None:
+                where = v0_3
+                request = self._from_v0_3(v0_3, request)
+            request = self._valid(method, request)
             context = self._context("jsonrpc", params, request, scope, request_head)
             self._check(method, request)
             streaming = parsed.streaming
             if not streaming and not notification:
-                result = await self._call(method, request, context)
+                result: Any = await self._call(method, request, context)
+                if v0_3 is not None:
+                    result = result_from_v1(v0_3, result)
                 answer = response_bytes(request_id, "result", result)
             elif not streaming:
                 await self._call(method, request, context)
@@ -653,7 +696,9 @@ class A2AApplication:
                 self.failures.of(exc, where)  # logged; re-raised if it must propagate
                 await send_empty(send, 204)
             else:
-                await self._send_jsonrpc_error(send, exc, request_id, where)
+                await self._send_jsonrpc_error(
+                    send, exc, request_id, where, v0_3 is not None
+                )
             if isinstance(exc, KeyboardInterrupt):
                 raise
             return
@@ -663,20 +708,29 @@ class A2AApplication:
         if not streaming:
             await send_bytes(send, 200, answer, JSONRPC_CONTENT_TYPE)
             return
+        legacy = v0_3 is not None
+
+        def event_bytes(event: object) -> bytes:
+            answer = self._answer(method, _as_dict(event, method, "yielded"))
+            return response_bytes(
+                request_id, "result", stream_event_from_v1(answer) if legacy else answer
+            )
+
         await send_events(
             receive,
             send,
             lambda: self._events(method, request, context),
-            lambda event: response_bytes(
-                request_id,
-                "result",
-                self._answer(method, _as_dict(event, method, "yielded")),
-            ),
-            lambda exc: self._jsonrpc_error(exc, request_id, method)[1],
-            lambda exc: self._send_jsonrpc_error(send, exc, request_id, method),
+            event_bytes,
+            lambda exc: self._jsonrpc_error(exc, request_id, where, legacy)[1],
+            lambda exc: self._send_jsonrpc_error(send, exc, request_id, where, legacy),
             first_within=self.call_timeout,
             log=log,
         )
+
+
+def _v0_3_method(method: object) -> str | None:
+    """The 0.3 method a JSON-RPC ``method`` member names, or None."""
+    return method if isinstance(method, str) and method in V0_3_METHODS else None
 
 
 def _is_notification(envelope: object) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Literal
 from urllib.parse import unquote
 
@@ -33,6 +33,7 @@ __all__ = [
     "EXTENSIONS_HEADER",
     "ServiceParams",
     "SupportedVersions",
+    "VersionPolicy",
     "VERSION_HEADER",
     "check_version",
     "read_service_params",
@@ -74,11 +75,13 @@ class ServiceParams:
     """The A2A service parameters of one request (§3.2.6).
 
     ``version`` is the requested protocol version as sent (``"0.3"`` when none is);
-    ``extensions`` the extension URIs in first-seen order, without duplicates.
+    ``extensions`` the extension URIs in first-seen order, without duplicates;
+    ``version_named`` whether the request named its version (not compared).
     """
 
     version: str
     extensions: tuple[str, ...]
+    version_named: bool = field(default=True, compare=False)
 
 
 def service_params(headers: RequestHeaders, query: str | bytes = "") -> ServiceParams:
@@ -126,7 +129,9 @@ def read_service_params(
             f"{VERSION_HEADER} {source} names several versions: {', '.join(versions)}",
             metadata={"requestedVersion": ", ".join(versions)},
         )
-    return ServiceParams(versions[0] if versions else DEFAULT_VERSION, extensions)
+    if not versions:
+        return ServiceParams(DEFAULT_VERSION, extensions, version_named=False)
+    return ServiceParams(versions[0], extensions)
 
 
 def _major_minor(version: str) -> tuple[int, int] | None:
@@ -163,18 +168,60 @@ class SupportedVersions:
             self._allowed.append(parsed)
         self._as_listed = frozenset(self.names)
 
-    def check(self, version: str) -> None:
+    def supports(self, version: str) -> bool:
+        """Whether ``version`` names a supported Major.Minor."""
+        return version in self._as_listed or _major_minor(version) in self._allowed
+
+    def excluding(self, version: str) -> SupportedVersions:
+        """These versions but the ones of ``version``'s Major.Minor."""
+        other = _major_minor(version)
+        return SupportedVersions(
+            name for name in self.names if _major_minor(name) != other
+        )
+
+    def check(self, version: str, *, note: str = "") -> None:
         """Raise ``A2AError`` ``VersionNotSupportedError`` unless ``version`` names a
-        supported Major.Minor."""
-        if version in self._as_listed or _major_minor(version) in self._allowed:
+        supported Major.Minor; ``note`` ends its message (what to do instead)."""
+        if self.supports(version):
             return
         listed = ", ".join(self.names)
         raise A2AError(
             "VersionNotSupportedError",
             f"{VERSION_HEADER} {version!r} is not supported"
-            f" (supported: {listed or 'none'})",
+            f" (supported: {listed or 'none'}){note}",
             metadata={"requestedVersion": version, "supportedVersions": listed},
         )
+
+
+class VersionPolicy:
+    """Which versions a server serves, and the version check of each request (§3.6).
+
+    A request names its version in ``A2A-Version``; one that names none is 0.3
+    (§3.6.2). A request in 0.3's form (a 0.3 JSON-RPC method, a 0.3 route) must name
+    0.3 or nothing. One in a later version's form must name a supported version but
+    0.3; where 0.3 is served too, one that names none is in that form all the same and
+    is served as the first later version supported (the 0.3 form is what a 0.3
+    client sends, and the official 1.0 conformance kit names no version). Where 0.3
+    is not served, a request naming none is refused, as 0.3 is.
+    """
+
+    def __init__(self, supported: Iterable[str]) -> None:
+        versions = SupportedVersions(supported)
+        versions.check(versions.names[0])
+        self.serves_v0_3 = versions.supports(DEFAULT_VERSION)
+        self._v0_3 = SupportedVersions((DEFAULT_VERSION,))
+        self._later = versions.excluding(DEFAULT_VERSION)
+
+    def check(self, params: ServiceParams, *, v0_3: bool = False) -> ServiceParams:
+        """``params`` with the version the request is served as, or ``A2AError``
+        ``VersionNotSupportedError``; ``v0_3``: the request is in 0.3's form."""
+        if v0_3:
+            self._v0_3.check(params.version, note=" (a 0.3 method or route)")
+        elif params.version_named or not self.serves_v0_3 or not self._later.names:
+            self._later.check(params.version)
+        else:
+            return replace(params, version=self._later.names[0])
+        return params
 
 
 def request_headers(

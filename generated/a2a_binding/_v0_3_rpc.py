@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._v0_3 import V0_3_METHODS
+from ._v0_3 import V0_3_METHODS, error_code_to_v0_3
+from ._v0_3_card import card_from_v1
 from ._v0_3_shapes import (
     ShapeError,
     _object,
@@ -30,6 +31,7 @@ from ._v0_3_shapes import (
 )
 
 __all__ = [
+    "error_from_v1",
     "params_to_v1",
     "push_config_from_v1",
     "push_config_to_v1",
@@ -171,15 +173,33 @@ def params_to_v1(method: str, params: object) -> tuple[str, Json]:
     return rpc, _PARAMS[method](value)
 
 
-def stream_event_from_v1(event: Json, *, final: bool = False) -> Json:
-    """A 1.0 ``StreamResponse`` as the 0.3 event it holds (``final``: the last event of
-    its stream, said on a status update)."""
+# The states after which a 1.0 stream ends: terminal, or waiting on the client.
+_LAST_STATES = frozenset(
+    (
+        "TASK_STATE_COMPLETED",
+        "TASK_STATE_CANCELED",
+        "TASK_STATE_FAILED",
+        "TASK_STATE_REJECTED",
+        "TASK_STATE_INPUT_REQUIRED",
+        "TASK_STATE_AUTH_REQUIRED",
+    )
+)
+
+
+def stream_event_from_v1(event: Json, *, final: bool | None = None) -> Json:
+    """A 1.0 ``StreamResponse`` as the 0.3 event it holds. ``final`` (said on a status
+    update): whether it is the last event of its stream; by default, whether its
+    state is one a 1.0 stream ends on (terminal, input or auth required), so that
+    events go out as they come instead of each waiting for the next."""
     if "task" in event:
         return task_from_v1(event["task"])
     if "message" in event:
         return message_from_v1(event["message"])
     if "statusUpdate" in event:
-        return status_update_from_v1(event["statusUpdate"], final=final)
+        update = event["statusUpdate"]
+        if final is None:
+            final = update.get("status", {}).get("state") in _LAST_STATES
+        return status_update_from_v1(update, final=final)
     if "artifactUpdate" in event:
         return artifact_update_from_v1(event["artifactUpdate"])
     raise ShapeError("result", "a stream response with no event")
@@ -187,8 +207,9 @@ def stream_event_from_v1(event: Json, *, final: bool = False) -> Json:
 
 def result_from_v1(method: str, result: Json) -> Any:
     """The 0.3 ``result`` of ``method`` for the 1.0 handler's answer (for
-    ``tasks/pushNotificationConfig/delete``, which answers nothing, ``None``)."""
-    if method == "message/send":
+    ``tasks/pushNotificationConfig/delete``, which answers nothing, ``None``; for the
+    extended card, the card as it is when it lists no interface 0.3 can call)."""
+    if method in ("message/send", "message/stream", "tasks/resubscribe"):
         return stream_event_from_v1(result)
     if method in ("tasks/get", "tasks/cancel"):
         return task_from_v1(result)
@@ -201,6 +222,15 @@ def result_from_v1(method: str, result: Json) -> Any:
         return [push_config_from_v1(c) for c in result.get("configs", ())]
     if method == "tasks/pushNotificationConfig/delete":
         return None
-    if method in ("message/stream", "tasks/resubscribe"):
-        return stream_event_from_v1(result)
-    raise KeyError(method)  # the card: the card conversion's (not here yet)
+    if method == "agent/getAuthenticatedExtendedCard":
+        return card_from_v1(result) or result
+    raise KeyError(method)
+
+
+def error_from_v1(error: Json) -> Json:
+    """A 1.0 JSON-RPC error object as a 0.3 client reads it: the code one 0.3 has
+    (``error_code_to_v0_3``), the message and ``data`` kept."""
+    code = error.get("code")
+    if isinstance(code, int) and error_code_to_v0_3(code) != code:
+        return {**error, "code": error_code_to_v0_3(code)}
+    return error

@@ -263,7 +263,7 @@ def test_results_as_a2a_sdk_converts_them() -> None:
     assert rpc.result_from_v1("tasks/pushNotificationConfig/list", {}) == []
     assert rpc.result_from_v1("tasks/pushNotificationConfig/delete", {}) is None
     with pytest.raises(KeyError):
-        rpc.result_from_v1("agent/getAuthenticatedExtendedCard", {})
+        rpc.result_from_v1("tasks/list", {})
     # A config without authentication scheme or task: what a2a-sdk writes too.
     bare = a2a_pb2.TaskPushNotificationConfig(
         url="u", authentication=a2a_pb2.AuthenticationInfo(credentials="c")
@@ -302,6 +302,24 @@ def test_stream_events_as_a2a_sdk_converts_them() -> None:
         k: v for k, v in theirs.items() if k != "final"
     }
     assert ours["final"] is True
-    assert rpc.stream_event_from_v1(MessageToDict(status))["final"] is False
+    # By default ``final`` says whether a 1.0 stream ends on the update's state: the
+    # terminal ones (as a2a-sdk says) and the interrupted ones (where a2a-sdk says
+    # false, though its streams of either version end there).
+    for state, final in [
+        ("TASK_STATE_SUBMITTED", False),
+        ("TASK_STATE_WORKING", False),
+        ("TASK_STATE_COMPLETED", True),
+        ("TASK_STATE_CANCELED", True),
+        ("TASK_STATE_FAILED", True),
+        ("TASK_STATE_REJECTED", True),
+        ("TASK_STATE_INPUT_REQUIRED", True),
+        ("TASK_STATE_AUTH_REQUIRED", True),
+    ]:
+        update = {"taskId": "t", "contextId": "c", "status": {"state": state}}
+        event = rpc.stream_event_from_v1({"statusUpdate": update})
+        assert event["final"] is final, state
+        core = ParseDict({"statusUpdate": update}, a2a_pb2.StreamResponse())
+        if final and "REQUIRED" not in state:
+            assert event == _v0_3(compat.to_compat_stream_response(core, 1))["result"]
     with pytest.raises(ShapeError, match="result: a stream response with no event"):
         rpc.stream_event_from_v1({})

@@ -1,0 +1,380 @@
+"""0.3 beside 1.0 in the ASGI application (``codegen/runtime/_asgi.py`` with
+``supported_versions=("1.0", "0.3")``): a 0.3 JSON-RPC request reaches the one 1.0
+handler in the 1.0 form, validated, and its answers, stream events and errors go back
+in 0.3's form; the card is the one both read; 1.0 requests are served as before.
+
+The application is the runtime's, over the tables of the committed A2A package
+(``generated/a2a_binding``: its JSON-RPC methods, routes and ``messages.SCHEMA``) and a
+small in-memory 1.0 handler written here. Real 0.3 clients (a2a-sdk 0.3.26, the JS
+SDK, the 0.3 kit) are driven against the example elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from codegen.runtime._asgi import A2AApplication, CallContext
+from codegen.runtime._errors import A2AError
+from codegen.runtime._jsonrpc import JsonRpcBinding
+from codegen.runtime._sse import parse_sse
+from codegen.runtime._validate import Schema
+from tests.runtime.test_asgi import drive, rpc_body, run
+
+CARD = {
+    "name": "both",
+    "description": "serves 1.0 and 0.3",
+    "version": "1",
+    "supportedInterfaces": [
+        {"url": "http://test/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+    ],
+    "capabilities": {"streaming": True, "extendedAgentCard": True},
+    "defaultInputModes": ["text/plain"],
+    "defaultOutputModes": ["text/plain"],
+    "skills": [],
+}
+
+MESSAGE_03 = {
+    "kind": "message",
+    "messageId": "m-1",
+    "role": "user",
+    "parts": [{"kind": "text", "text": "hello"}],
+}
+
+
+class Store:
+    """A 1.0 handler keeping tasks in memory; ``calls`` records each (rpc, request,
+    version) it was given."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, dict[str, Any]] = {}
+        self.configs: dict[str, dict[str, Any]] = {}
+        self.calls: list[tuple[str, dict[str, Any], str]] = []
+
+    def _seen(self, rpc: str, request: dict[str, Any], context: CallContext) -> None:
+        self.calls.append((rpc, request, context.params.version))
+
+    def _task(self, task_id: str) -> dict[str, Any]:
+        if task_id not in self.tasks:
+            raise A2AError("TaskNotFoundError", f"no task {task_id!r}")
+        return self.tasks[task_id]
+
+    async def send_message(self, request: Any, context: CallContext) -> Any:
+        self._seen("SendMessage", request, context)
+        task_id = f"t-{len(self.tasks) + 1}"
+        task = {
+            "id": task_id,
+            "contextId": "c-1",
+            "status": {"state": "TASK_STATE_COMPLETED"},
+            "history": [dict(request["message"], taskId=task_id, contextId="c-1")],
+        }
+        self.tasks[task_id] = task
+        return {"task": task}
+
+    async def send_streaming_message(
+        self, request: Any, context: CallContext
+    ) -> AsyncIterator[Any]:
+        self._seen("SendStreamingMessage", request, context)
+        task = {
+            "id": "t-s",
+            "contextId": "c-1",
+            "status": {"state": "TASK_STATE_WORKING"},
+        }
+        self.tasks["t-s"] = task
+        yield {"task": task}
+        for state in ("TASK_STATE_WORKING", "TASK_STATE_COMPLETED"):
+            yield {
+                "statusUpdate": {
+                    "taskId": "t-s",
+                    "contextId": "c-1",
+                    "status": {"state": state},
+                }
+            }
+
+    async def get_task(self, request: Any, context: CallContext) -> Any:
+        self._seen("GetTask", request, context)
+        return self._task(request["id"])
+
+    async def list_tasks(self, request: Any, context: CallContext) -> Any:
+        self._seen("ListTasks", request, context)
+        return {"tasks": list(self.tasks.values())}
+
+    async def cancel_task(self, request: Any, context: CallContext) -> Any:
+        self._seen("CancelTask", request, context)
+        task = self._task(request["id"])
+        task["status"] = {"state": "TASK_STATE_CANCELED"}
+        return task
+
+    async def subscribe_to_task(
+        self, request: Any, context: CallContext
+    ) -> AsyncIterator[Any]:
+        self._seen("SubscribeToTask", request, context)
+        yield {"task": self._task(request["id"])}
+
+    async def create_task_push_notification_config(
+        self, request: Any, context: CallContext
+    ) -> Any:
+        self._seen("CreateTaskPushNotificationConfig", request, context)
+        self._task(request["taskId"])
+        config = dict(request, id=request.get("id") or "cfg-1")
+        self.configs[config["id"]] = config
+        return config
+
+    async def get_task_push_notification_config(
+        self, request: Any, context: CallContext
+    ) -> Any:
+        self._seen("GetTaskPushNotificationConfig", request, context)
+        return self.configs[request["id"]]
+
+    async def list_task_push_notification_configs(
+        self, request: Any, context: CallContext
+    ) -> Any:
+        self._seen("ListTaskPushNotificationConfigs", request, context)
+        return {"configs": list(self.configs.values())}
+
+    async def get_extended_agent_card(self, request: Any, context: CallContext) -> Any:
+        self._seen("GetExtendedAgentCard", request, context)
+        return dict(CARD, name="extended")
+
+    async def delete_task_push_notification_config(
+        self, request: Any, context: CallContext
+    ) -> None:
+        self._seen("DeleteTaskPushNotificationConfig", request, context)
+        self.configs.pop(request["id"], None)
+
+
+@pytest.fixture
+def make(a2a: ModuleType) -> Any:
+    import importlib
+
+    asgi = importlib.import_module("a2a_binding.asgi")
+    # The package's tables in the runtime's own checker and envelope reader (whose
+    # errors and marked duplicates the runtime's application knows).
+    tables = a2a.messages.SCHEMA
+    schema = Schema(tables._rules, tables._enum_values)
+    jsonrpc = JsonRpcBinding(a2a.jsonrpc.METHODS, tenant_field="tenant")
+
+    def build(
+        store: Store, versions: tuple[str, ...] = ("1.0", "0.3"), **options: Any
+    ) -> A2AApplication:
+        return A2AApplication(
+            store,
+            methods=asgi.HANDLER_METHODS,
+            routes=a2a.routes.TABLE,
+            jsonrpc=jsonrpc,
+            tenant_field="tenant",
+            agent_card_path=a2a.routes.AGENT_CARD_PATH,
+            agent_card=CARD,
+            supported_versions=versions,
+            schema=schema,
+            message_types=asgi.MESSAGE_TYPES,
+            check_responses=True,
+            **options,
+        )
+
+    return build
+
+
+def envelope(method: str, params: Any, request_id: Any = 1) -> bytes:
+    """A JSON-RPC request; ``params`` None: none sent (what 0.3 clients send for the
+    extended card), ``request_id`` ``...``: a notification."""
+    sent: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        sent["params"] = params
+    if request_id is not ...:
+        sent["id"] = request_id
+    return json.dumps(sent).encode()
+
+
+def call(app: A2AApplication, method: str, params: Any, **options: Any) -> Any:
+    answer = run(drive(app, "POST", "/", body=envelope(method, params), **options))
+    assert answer.status == 200, answer.body
+    return json.loads(answer.body)
+
+
+def test_message_send_reaches_the_1_0_handler_and_answers_in_0_3(make: Any) -> None:
+    store = Store()
+    app = make(store)
+    answer = call(app, "message/send", {"message": MESSAGE_03})
+    rpc, request, version = store.calls[-1]
+    assert (rpc, version) == ("SendMessage", "0.3")
+    assert request == {
+        "message": {
+            "messageId": "m-1",
+            "role": "ROLE_USER",
+            "parts": [{"text": "hello"}],
+        }
+    }
+    task = answer["result"]
+    assert (task["kind"], task["status"]["state"], task["id"]) == (
+        "task",
+        "completed",
+        "t-1",
+    )
+    assert task["history"][0]["parts"] == [{"kind": "text", "text": "hello"}]
+    got = call(app, "tasks/get", {"id": "t-1", "historyLength": 5})
+    assert got["result"] == task
+    assert store.calls[-1][1] == {"id": "t-1", "historyLength": 5}
+    canceled = call(app, "tasks/cancel", {"id": "t-1"})
+    assert canceled["result"]["status"]["state"] == "canceled"
+
+
+def test_push_configs_and_the_extended_card(make: Any) -> None:
+    store = Store()
+    app = make(store)
+    call(app, "message/send", {"message": MESSAGE_03})
+    config = {
+        "taskId": "t-1",
+        "pushNotificationConfig": {
+            "url": "https://hook.test/x",
+            "token": "tok",
+            "authentication": {"schemes": ["Bearer"], "credentials": "c"},
+        },
+    }
+    made = call(app, "tasks/pushNotificationConfig/set", config)["result"]
+    assert store.calls[-1][1] == {
+        "taskId": "t-1",
+        "url": "https://hook.test/x",
+        "token": "tok",
+        "authentication": {"scheme": "Bearer", "credentials": "c"},
+    }
+    assert made["pushNotificationConfig"]["id"] == "cfg-1"
+    assert made["pushNotificationConfig"]["authentication"]["schemes"] == ["Bearer"]
+    got = call(
+        app,
+        "tasks/pushNotificationConfig/get",
+        {"id": "t-1", "pushNotificationConfigId": "cfg-1"},
+    )
+    assert got["result"] == made
+    listed = call(app, "tasks/pushNotificationConfig/list", {"id": "t-1"})
+    assert listed["result"] == [made]
+    deleted = call(
+        app,
+        "tasks/pushNotificationConfig/delete",
+        {"id": "t-1", "pushNotificationConfigId": "cfg-1"},
+    )
+    assert deleted["result"] is None and store.configs == {}
+    card = call(app, "agent/getAuthenticatedExtendedCard", None)["result"]
+    assert (card["name"], card["url"], card["protocolVersion"]) == (
+        "extended",
+        "http://test/",
+        "0.3.0",
+    )
+    assert card["supportsAuthenticatedExtendedCard"] is True
+
+
+def test_a_0_3_stream_says_final_on_its_last_status_update(make: Any) -> None:
+    app = make(Store())
+    answer = run(
+        drive(
+            app, "POST", "/", body=envelope("message/stream", {"message": MESSAGE_03})
+        )
+    )
+    assert answer.headers["content-type"].startswith("text/event-stream")
+    events = [json.loads(e.data)["result"] for e in parse_sse([answer.body])]
+    assert [e["kind"] for e in events] == ["task", "status-update", "status-update"]
+    assert [e.get("final") for e in events] == [None, False, True]
+    assert events[2]["status"]["state"] == "completed"
+    resubscribed = run(
+        drive(app, "POST", "/", body=envelope("tasks/resubscribe", {"id": "t-s"}))
+    )
+    assert [
+        json.loads(e.data)["result"]["kind"] for e in parse_sse([resubscribed.body])
+    ] == ["task"]
+
+
+def test_0_3_errors_are_0_3_codes_naming_the_place(make: Any) -> None:
+    store = Store()
+    app = make(store)
+    missing = call(app, "tasks/get", {"id": "nope"})["error"]
+    assert missing["code"] == -32001
+    assert missing["data"][0]["reason"] == "TASK_NOT_FOUND"
+    bad_kind = call(
+        app, "message/send", {"message": dict(MESSAGE_03, parts=[{"kind": "image"}])}
+    )["error"]
+    assert bad_kind["code"] == -32602
+    assert bad_kind["data"][0]["fieldViolations"][0]["field"] == "message.parts[0].kind"
+    bad_role = call(app, "message/send", {"message": dict(MESSAGE_03, role="boss")})
+    assert bad_role["error"]["code"] == -32602
+    # A 1.0 validation refusal names the 1.0 field, the same path in 0.3.
+    bad_text = call(
+        app,
+        "message/send",
+        {"message": dict(MESSAGE_03, parts=[{"kind": "text", "text": 5}])},
+    )["error"]
+    assert bad_text["data"][0]["fieldViolations"][0]["field"] == (
+        "message.parts[0].text"
+    )
+    assert [c[0] for c in store.calls] == ["GetTask"]  # no refused one reached it
+    # An error 0.3 has no code for (version not supported, -32009) is -32603.
+    wrong = call(
+        app,
+        "tasks/get",
+        {"id": "t-1"},
+        headers=[(b"a2a-version", b"1.0")],
+    )["error"]
+    assert wrong["code"] == -32603
+    assert wrong["data"][0]["reason"] == "VERSION_NOT_SUPPORTED"
+    assert "0.3 method" in wrong["message"]
+
+
+def test_a_0_3_envelope_is_checked_like_any_other(make: Any) -> None:
+    app = make(Store())
+    body = b'{"jsonrpc":"2.0","id":7,"id":8,"method":"tasks/get","params":{"id":"x"}}'
+    twice = json.loads(run(drive(app, "POST", "/", body=body)).body)
+    assert twice["error"]["code"] == -32600
+    listed = call(app, "tasks/get", [1])
+    assert listed["error"]["code"] == -32602
+    note = run(
+        drive(
+            app,
+            "POST",
+            "/",
+            body=envelope("message/send", {"message": MESSAGE_03}, ...),
+        )
+    )
+    assert (note.status, note.body) == (204, b"")
+
+
+def test_1_0_requests_are_served_as_before_beside_0_3(make: Any) -> None:
+    store = Store()
+    app = make(store)
+    message = {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    named = call(
+        app, "SendMessage", {"message": message}, headers=[(b"a2a-version", b"1.0")]
+    )
+    assert named["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    # Naming no version, a 1.0 method is in 1.0's form: served as 1.0.
+    unnamed = call(app, "SendMessage", {"message": message})
+    assert "task" in unnamed["result"] and store.calls[-1][2] == "1.0"
+    # Naming 0.3, it is refused: 0.3 has no such method.
+    refused = call(
+        app, "SendMessage", {"message": message}, headers=[(b"a2a-version", b"0.3")]
+    )["error"]
+    assert refused["code"] == -32009
+
+
+def test_without_0_3_nothing_of_it_is_served(make: Any) -> None:
+    app = make(Store(), versions=("1.0",))
+    assert call(app, "message/send", {"message": MESSAGE_03})["error"]["code"] == -32601
+    message = {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    unnamed = call(app, "SendMessage", {"message": message})["error"]
+    assert unnamed["code"] == -32009  # no version is 0.3, which is not served
+    card = json.loads(run(drive(app, "GET", "/.well-known/agent-card.json")).body)
+    assert card == CARD
+
+
+def test_the_card_is_the_one_both_kinds_of_client_read(make: Any) -> None:
+    app = make(Store())
+    card = json.loads(run(drive(app, "GET", "/.well-known/agent-card.json")).body)
+    assert card["supportedInterfaces"] == CARD["supportedInterfaces"]
+    assert (card["url"], card["preferredTransport"], card["protocolVersion"]) == (
+        "http://test/",
+        "JSONRPC",
+        "0.3.0",
+    )
+    assert card["capabilities"] == CARD["capabilities"]
