@@ -169,11 +169,24 @@ def test_every_0_3_operation_answers_in_0_3_shapes(
     assert "hold" in [skill["id"] for skill in extended["skills"]]  # extended only
 
 
+# Found here (issue 24): an error before a 0.3 stream's first event is one plain
+# JSON-RPC error (application/json); the 0.3 JS client reads only text/event-stream there.
+STREAM_ERROR_AS_JSON = (
+    "the example answers tasks/resubscribe of a completed task (an error before any "
+    "event) with one application/json JSON-RPC error; @a2a-js/sdk 0.3.14 throws "
+    '"Invalid response Content-Type for SSE stream" and loses the -32004; a2a-sdk '
+    "1.3.0's 0.3 side answers such an error (tasks/resubscribe of an unknown task) as "
+    "text/event-stream with one error event"
+)
+
+
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_errors_reach_the_0_3_client_as_its_typed_errors(
-    run: tuple[str, dict[str, Any]], name: str
+    request: pytest.FixtureRequest, run: tuple[str, dict[str, Any]], name: str
 ) -> None:
     binding, result = run
+    if binding == "JSONRPC" and name == "UnsupportedOperation":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=STREAM_ERROR_AS_JSON))
     code, js_class = ERRORS[name]
     error = result["steps"][f"error {name}"].get("error")
     assert error is not None, result["steps"][f"error {name}"]
