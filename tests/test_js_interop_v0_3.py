@@ -125,7 +125,9 @@ def test_every_0_3_operation_answers_in_0_3_shapes(
     failed = {
         name: step["error"]
         for name, step in steps.items()
-        if "error" in step and not name.startswith(("error ", "awkward task"))
+        if "error" in step
+        and not name.startswith(("error ", "awkward task"))
+        and name != "tasks/pushNotificationConfig/get by task"
     }
     assert not failed, f"{failed}\n{_card_problem(our_server, result)}"
     ok = {name: step["ok"] for name, step in steps.items() if "ok" in step}
@@ -211,3 +213,28 @@ def test_the_0_3_client_sends_no_version_and_the_0_3_wire_names(
         assert all(p.split(" ")[1].startswith("/rest/v1/") for p in paths), paths
         assert "POST /rest/v1/message:send" in paths
         assert "GET /rest/v1/card" in paths  # the 0.3 REST extended card
+
+
+# Found here (issue 24): a 0.3 get without pushNotificationConfigId is refused.
+CONFIG_ID_REQUIRED = (
+    "tasks/pushNotificationConfig/get with the task id alone (0.3's "
+    "GetTaskPushNotificationConfigParams.pushNotificationConfigId is optional; "
+    "@a2a-js/sdk 0.3.14's Client.getTaskPushNotificationConfig is typed to take "
+    "TaskIdParams) is answered -32602 'GetTaskPushNotificationConfigRequest: invalid: "
+    "id: a REQUIRED field is missing'; a2a-sdk 0.3's DefaultRequestHandler answers "
+    "the task's first config (and its store keeps a config set without an id under "
+    "the task's id)"
+)
+
+
+def test_a_0_3_push_config_get_by_task_id_alone(
+    request: pytest.FixtureRequest, run: tuple[str, dict[str, Any]]
+) -> None:
+    binding, result = run
+    step = result["steps"]["tasks/pushNotificationConfig/get by task"]
+    if binding == "HTTP+JSON":  # the JS REST transport needs the config id: no request
+        assert "pushNotificationConfigId" in step["error"]["message"], step
+        return
+    request.applymarker(pytest.mark.xfail(strict=True, reason=CONFIG_ID_REQUIRED))
+    config = step.get("ok", {}).get("pushNotificationConfig", {})
+    assert config.get("id") == "c1", step  # the task's one config

@@ -99,6 +99,11 @@ await step('tasks/pushNotificationConfig/set', async () =>
 await step('tasks/pushNotificationConfig/get', async () =>
   client.getTaskPushNotificationConfig({ id: done, pushNotificationConfigId: 'c1' })
 );
+// Client.getTaskPushNotificationConfig is typed to take TaskIdParams: the task's id alone
+// (pushNotificationConfigId is optional in 0.3). Its REST transport refuses that locally.
+await step('tasks/pushNotificationConfig/get by task', async () =>
+  client.getTaskPushNotificationConfig({ id: done })
+);
 await step('tasks/pushNotificationConfig/list', async () =>
   client.listTaskPushNotificationConfig({ id: done })
 );
