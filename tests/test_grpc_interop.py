@@ -46,12 +46,13 @@ from .conftest import (
     GENERATED,
     ROOT,
     compile_request,
+    example_module,
     mypy_strict,
     run_plugin,
     spec_proto,
 )
 from .servers import GrpcGateway, running
-from .test_interop import _every_operation, _message, example_server
+from .test_interop import _every_operation, _message
 from .test_serving import CARD, MemoryAgent
 
 sys.path.insert(0, str(GENERATED))
@@ -106,7 +107,7 @@ class Served:
 @pytest.fixture(scope="module")
 def three_bindings() -> Iterator[tuple[str, str]]:
     """The example under uvicorn with gRPC on a free port: (HTTP base URL, gRPC target)."""
-    app = example_server().create_app(grpc_port=0, grpc_host="127.0.0.1")
+    app = example_module().create_app(grpc_port=0, grpc_host="127.0.0.1")
     with running(app) as base:
         assert app.handler.grpc is not None, "the lifespan did not start gRPC"
         yield base, f"127.0.0.1:{app.grpc_port}"
