@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# a2a-sdk 0.3.26 (the 0.3 peer of the tests) cannot share a venv with 1.3.0.
+VENV_V0_3 := .venv-v0_3
+STAMP_V0_3 := $(VENV_V0_3)/.installed
 
 .PHONY: generate test bench bench-hostile fuzz fuzz-generator clean conformance
 
@@ -12,19 +15,24 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+$(STAMP_V0_3): Makefile
+	test -x $(VENV_V0_3)/bin/python || $(PYTHON) -m venv $(VENV_V0_3)
+	$(VENV_V0_3)/bin/python -m pip install --quiet 'a2a-sdk[http-server]==0.3.26' 'uvicorn'
+	touch $(STAMP_V0_3)
+
 generate: $(STAMP)
 	$(VENV)/bin/a2a-codegen generate -o generated --module a2a_binding --opt openapi=true --opt grpc=true --v0-3 a2a.compat.v0_3.a2a_v0_3_pb2 --print-routes
 
 # The runtime's own tests first, under coverage.py (at least 95 % of codegen/runtime/),
 # then everything else, on TEST_WORKERS processes (pytest-xdist; 1 runs them in one).
 TEST_WORKERS ?= 2
-test: $(STAMP)
+test: $(STAMP) $(STAMP_V0_3)
 	$(PY) -m coverage run --branch --include='codegen/runtime/*' -m pytest -q -p no:cacheprovider tests/runtime
 	$(PY) -m coverage report --fail-under=95 --skip-covered --show-missing
 	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --ignore=tests/runtime
 
 clean:
-	rm -rf $(VENV) build dist
+	rm -rf $(VENV) $(VENV_V0_3) build dist
 
 # Speed against the peers, measured in one run (ratios printed): the tables and generation
 # (bench.py); the binding alone, the generated ASGI app against a2a-sdk's routes and a

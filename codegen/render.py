@@ -89,6 +89,7 @@ A2A_RUNTIME = (
     "_v0_3_card.py",
     "_v0_3_shapes.py",
     "_v0_3_rpc.py",
+    "_v0_3_rest.py",
 )
 # What only a package generated with ``grpc=true`` carries (imports grpcio, protobuf).
 GRPC_RUNTIME = ("_proto.py", "_grpc.py")

@@ -77,6 +77,7 @@ def test_protoc_writes_the_package_for_the_upstream_proto(tmp_path: Path) -> Non
         "a2a_binding/_sse.py",
         "a2a_binding/_v0_3.py",
         "a2a_binding/_v0_3_card.py",
+        "a2a_binding/_v0_3_rest.py",
         "a2a_binding/_v0_3_rpc.py",
         "a2a_binding/_v0_3_shapes.py",
         "a2a_binding/_validate.py",
