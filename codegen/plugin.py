@@ -113,7 +113,7 @@ def run(
             if options.grpc
             else None
         )
-        rendered = render_file(binding_file, pb2_module=pb2_module)
+        rendered = render_file(binding_file, pb2_module=pb2_module, v0_3=bool(legacy))
         for name, content in sorted(rendered.items()):
             response.file.add(name=f"{package}/{name}", content=content)
     for binding_file in legacy:

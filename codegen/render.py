@@ -335,9 +335,12 @@ def _black(source: str) -> str:
         raise RenderError(f"invalid Python: {exc}") from exc
 
 
-def _views(binding_file: BindingFile, pb2_module: str | None) -> dict[str, FileView]:
+def _views(
+    binding_file: BindingFile, pb2_module: str | None, v0_3: bool = False
+) -> dict[str, FileView]:
     """One view per template, by module file name: the A2A modules only for A2A, and
-    with a ``pb2_module`` (option ``grpc=true``) the gRPC binding's."""
+    with a ``pb2_module`` (option ``grpc=true``) the gRPC binding's; ``v0_3``: the
+    package has the ``v0_3`` subpackage, which its application serves."""
     found: dict[str, FileView] = {
         "__init__.py": FileView(binding_file),
         "routes.py": RoutesView(binding_file),
@@ -348,7 +351,7 @@ def _views(binding_file: BindingFile, pb2_module: str | None) -> dict[str, FileV
     if binding_file.a2a:
         found["protocol.py"] = ProtocolView(binding_file)
         found["handler.py"] = HandlerView(binding_file)
-        found["asgi.py"] = AsgiView(binding_file)
+        found["asgi.py"] = AsgiView(binding_file, v0_3=v0_3)
         found["client.py"] = ClientView(binding_file)
     if pb2_module is not None:
         found[GRPC_MODULE] = GrpcView(binding_file, pb2_module)
@@ -360,12 +363,14 @@ def render_sources(
     env: jinja2.Environment | None = None,
     *,
     pb2_module: str | None = None,
+    v0_3: bool = False,
 ) -> dict[str, str]:
     """Every module's source as the templates write it, before ``layout``;
-    ``grpc_binding.py`` too when ``pb2_module`` names its message classes."""
+    ``grpc_binding.py`` too when ``pb2_module`` names its message classes; ``v0_3``:
+    the package has the ``v0_3`` subpackage."""
     env = env or _environment()
     sources: dict[str, str] = {}
-    for module, view in _views(binding_file, pb2_module).items():
+    for module, view in _views(binding_file, pb2_module, v0_3).items():
         name = module + ".j2"
         try:
             sources[module] = env.get_template(name).render(view=view)
@@ -384,13 +389,14 @@ def format_source(source: str) -> str:
 
 
 def render_file(
-    binding_file: BindingFile, *, pb2_module: str | None = None
+    binding_file: BindingFile, *, pb2_module: str | None = None, v0_3: bool = False
 ) -> dict[str, str]:
     """Every module of one output package, by file name relative to the package;
     with ``pb2_module`` (option ``grpc=true``: the module of the message classes) the
-    gRPC binding and its runtime too."""
+    gRPC binding and its runtime too; ``v0_3``: the package has the ``v0_3``
+    subpackage (option ``v0_3_proto``), which its ``asgi.py`` serves."""
     rendered = {}
-    sources = render_sources(binding_file, pb2_module=pb2_module)
+    sources = render_sources(binding_file, pb2_module=pb2_module, v0_3=v0_3)
     for module, source in sources.items():
         try:
             rendered[module] = format_source(source)

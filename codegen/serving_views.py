@@ -111,7 +111,12 @@ class HandlerView(_ServingView):
 
 
 class AsgiView(_ServingView):
-    """What ``asgi.py`` prints."""
+    """What ``asgi.py`` prints; ``v0_3``: the package has the ``v0_3`` subpackage,
+    whose routes and schema the application serves 0.3 clients with."""
+
+    def __init__(self, file: BindingFile, *, v0_3: bool = False) -> None:
+        super().__init__(file)
+        self.v0_3 = v0_3
 
     @property
     def agent_card_type(self) -> str:

@@ -96,12 +96,16 @@ def test_protoc_writes_the_0_3_tables_beside_the_1_0_package(tmp_path: Path) -> 
     assert sorted(p.name for p in (package / "v0_3").iterdir()) == V0_3_FILES
     assert (package / "routes.py").is_file() and (package / "_v0_3.py").is_file()
     assert not (tmp_path / "a2a_binding" / "v0_3" / "jsonrpc.py").exists()
-    # The 1.0 tables are what a run without the option writes.
+    # The 1.0 tables are what a run without the option writes; the application
+    # serves the 0.3 routes besides.
     alone = _protoc(tmp_path / "alone", "v1.0.0/a2a.proto", opt="module=a2a_binding")
     assert alone.returncode == 0, alone.stderr
     for path in (tmp_path / "alone" / "a2a_binding").iterdir():
-        if path.name != "protocol.py":
+        if path.name not in ("protocol.py", "asgi.py"):
             assert (package / path.name).read_text() == path.read_text(), path.name
+    serving = "v0_3_routes=routes_v0_3.TABLE"
+    assert serving in (package / "asgi.py").read_text()
+    assert serving not in (tmp_path / "alone" / "a2a_binding" / "asgi.py").read_text()
     routes = _import(tmp_path, "a2a_binding.v0_3.routes")
     # The route table is the proto's http rules (the POST alias on :subscribe besides,
     # which the A2A profile adds as for 1.0).

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 __all__ = [
     "V0_3",
@@ -21,6 +21,7 @@ __all__ = [
     "V0_3Method",
     "V0_3_ERROR_CODES",
     "error_code_to_v0_3",
+    "final_update",
     "is_v0_3_method",
     "role_from_v0_3",
     "role_to_v0_3",
@@ -114,6 +115,18 @@ found) to -32007 (extended card not configured), which mean in 1.0 what they mea
 
 _INTERNAL_ERROR = -32603
 
+# The states a 1.0 stream ends on: terminal, or waiting on the client.
+_LAST_STATES = frozenset(
+    (
+        "TASK_STATE_COMPLETED",
+        "TASK_STATE_CANCELED",
+        "TASK_STATE_FAILED",
+        "TASK_STATE_REJECTED",
+        "TASK_STATE_INPUT_REQUIRED",
+        "TASK_STATE_AUTH_REQUIRED",
+    )
+)
+
 _STATES_BACK = {proto: name for name, proto in V0_3_TASK_STATES.items()}
 _ROLES_BACK = {proto: name for name, proto in V0_3_ROLES.items()}
 
@@ -152,3 +165,13 @@ def error_code_to_v0_3(code: int) -> int:
     supported) is an internal error (-32603), which 0.3 clients know, as a2a-sdk's
     adapter answers; the message and ``data`` are kept."""
     return code if code in V0_3_ERROR_CODES else _INTERNAL_ERROR
+
+
+def final_update(update: Mapping[str, Any]) -> bool:
+    """What 0.3's ``final`` says of a 1.0 ``TaskStatusUpdateEvent``: whether a 1.0
+    stream ends on its state (terminal, input or auth required). Said from the state,
+    events go out as they come instead of each waiting for the next; a2a-sdk's
+    adapter says false for the last two, though its streams of either version end
+    there too."""
+    status = update.get("status")
+    return isinstance(status, Mapping) and status.get("state") in _LAST_STATES

@@ -108,7 +108,7 @@ from ._media import (
     media_type,
 )
 from ._params import Binding, ServiceParams, VersionPolicy, read_service_params
-from ._paths import Match, tenant_of
+from ._paths import Match, Route, tenant_of
 from ._query import MAX_QUERY_PAIRS, QueryError, QueryInput, Unknown
 from ._request import (
     AsgiMessage,
@@ -127,6 +127,8 @@ from ._v0_3 import V0_3_METHODS
 from ._v0_3_card import card_for_both
 from ._v0_3_rpc import error_from_v1, params_to_v1, result_from_v1
 from ._v0_3_rpc import stream_event_from_v1
+from ._v0_3_rest import request_to_v1 as rest_request_to_v1
+from ._v0_3_rest import response_from_v1 as rest_response_from_v1
 from ._v0_3_shapes import ShapeError
 from ._validate import Schema, UnknownFields, ValidationError
 
@@ -246,6 +248,7 @@ class A2AApplication:
         message_types: Mapping[str, tuple[str, str]] | None = None,
         unknown_fields: UnknownFields = "drop",
         check_responses: bool = False,
+        v0_3_routes: RouteTableLike | None = None,
     ) -> None:
         missing = sorted(
             name for name in methods.values() if not hasattr(handler, name)
@@ -260,6 +263,7 @@ class A2AApplication:
                 f"{type(routes).__name__}"
             )
         self.routes = routes
+        self.v0_3_routes = v0_3_routes
         self.jsonrpc = jsonrpc
         self.tenant_field = tenant_field
         self.http_json_prefix = _prefix(http_json_prefix, "http_json_prefix")
@@ -267,6 +271,13 @@ class A2AApplication:
         self.supported_versions = tuple(supported_versions)
         self._versions = VersionPolicy(self.supported_versions)
         self.serves_v0_3 = self._versions.serves_v0_3
+        # The route tables an HTTP+JSON request is matched against, 0.3's first (its
+        # ``/v1/...`` paths would otherwise be 1.0 tenant routes of tenant "v1").
+        self._tables: tuple[tuple[RouteTableLike, bool], ...] = (
+            ((v0_3_routes, True),)
+            if v0_3_routes is not None and self.serves_v0_3
+            else ()
+        ) + ((routes, False),)
         if max_body_bytes < 0 or max_query_pairs < 0:
             raise ValueError("max_body_bytes and max_query_pairs must not be negative")
         self.max_body_bytes = max_body_bytes
@@ -362,10 +373,11 @@ class A2AApplication:
             return
         route_path = self._route_path(path)
         if route_path is not None:
-            found = self.routes.match("GET" if head else verb, route_path)
-            if found is not None:
-                await self._http_json(scope, receive, send, found, head)
-                return
+            for table, v0_3 in self._tables:
+                found = table.match("GET" if head else verb, route_path)
+                if found is not None:
+                    await self._http_json(scope, receive, send, found, head, v0_3)
+                    return
         rpc_tenant = (
             endpoint_tenant(path, self.jsonrpc_path or "/")
             if self.jsonrpc_path is not None
@@ -374,7 +386,11 @@ class A2AApplication:
         if verb == "POST" and rpc_tenant is not None:
             await self._jsonrpc(scope, receive, send, rpc_tenant)
             return
-        allowed = set(self.routes.allowed_verbs(route_path)) if route_path else set()
+        allowed = {
+            verb
+            for table, _ in self._tables
+            for verb in (table.allowed_verbs(route_path) if route_path else ())
+        }
         if rpc_tenant is not None:
             allowed.add("POST")
         if "GET" in allowed:
@@ -584,10 +600,18 @@ class A2AApplication:
     # -------------------------------------------------------------------- HTTP+JSON
 
     async def _http_json(
-        self, scope: Scope, receive: Receive, send: Send, found: Match, head: bool
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        found: Match,
+        head: bool,
+        v0_3: bool,
     ) -> None:
+        """One HTTP+JSON call; ``v0_3``: of a 0.3 route, converted to the 1.0 rpc
+        and request and back (see ``_from_v0_3_route``)."""
         route = found.route
-        rpc = route.rpc
+        where = rpc = route.rpc
         request_head = RequestHead(scope.get("headers") or ())
         try:
             body = await read_body(
@@ -600,11 +624,13 @@ class A2AApplication:
                 raise Refusal(self._too_large)
             if body:
                 self._content_type(request_head, HTTP_JSON_ACCEPTED)
-            params = self._params(request_head, scope)
+            params = self._params(request_head, scope, v0_3)
             checked = self.schema is not None
             payload = decode(body, mark_duplicates=checked) if body else None
+            table = self.v0_3_routes if v0_3 else self.routes
+            assert table is not None  # a 0.3 route was matched in it
             try:
-                request = self.routes.request(
+                request = table.request(
                     found,
                     scope.get("query_string", b""),
                     payload,
@@ -614,16 +640,20 @@ class A2AApplication:
                 raise
             except ValueError as exc:  # a body the route does not take
                 raise InvalidArgument(str(exc), [("", str(exc))]) from None
+            if v0_3:
+                rpc, request = self._from_v0_3_route(route, request)
             request = self._valid(rpc, request)
             context = self._context("http+json", params, request, scope, request_head)
             self._check(rpc, request)
             if not route.server_streaming:
                 result = await self._call(rpc, request, context)
+                if v0_3:
+                    result = rest_response_from_v1(rpc, result)
                 if route.response_body:
                     result = result.get(route.response_body) or {}
                 answer = encode(result)
         except BaseException as exc:
-            await self._send_http_error(send, exc, rpc, head=head)
+            await self._send_http_error(send, exc, where, head=head)
             if isinstance(exc, KeyboardInterrupt):
                 raise
             return
@@ -633,16 +663,35 @@ class A2AApplication:
         if head:  # a stream's headers: the handler is not started for them
             await send_stream_head(send)
             return
+
+        def event_bytes(event: object) -> bytes:
+            answer = self._answer(rpc, _as_dict(event, rpc, "yielded"))
+            return encode(rest_response_from_v1(rpc, answer) if v0_3 else answer)
+
         await send_events(
             receive,
             send,
             lambda: self._events(rpc, request, context),
-            lambda event: encode(self._answer(rpc, _as_dict(event, rpc, "yielded"))),
-            lambda exc: self._http_error(exc, rpc)[1],
-            lambda exc: self._send_http_error(send, exc, rpc),
+            event_bytes,
+            lambda exc: self._http_error(exc, where)[1],
+            lambda exc: self._send_http_error(send, exc, where),
             first_within=self.call_timeout,
             log=log,
         )
+
+    @staticmethod
+    def _from_v0_3_route(
+        route: Route, request: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        """A 0.3 route's request (ProtoJSON of the 0.3 proto, as its table transcoded
+        it) as the 1.0 rpc and request, which 1.0 validation then checks; a shape
+        1.0 cannot take is ``InvalidArgument`` naming the 0.3 field."""
+        try:
+            return rest_request_to_v1(route.rpc, request)
+        except ShapeError as exc:
+            raise InvalidArgument(
+                f"{route.rpc}: {exc}", [(exc.field, exc.reason)]
+            ) from None
 
     # --------------------------------------------------------------------- JSON-RPC
 

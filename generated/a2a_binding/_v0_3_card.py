@@ -41,7 +41,7 @@ from typing import Any
 
 from ._v0_3_shapes import ShapeError, _list, _object
 
-__all__ = ["card_for_both", "card_from_v1", "card_to_v1"]
+__all__ = ["card_answer_from_v1", "card_for_both", "card_from_v1", "card_to_v1"]
 
 Json = dict[str, Any]
 
@@ -280,6 +280,12 @@ def card_to_v1(card: object, where: str = "card") -> Json:
     if value.get("signatures"):
         out["signatures"] = _list(value["signatures"], f"{where}.signatures")
     return out
+
+
+def card_answer_from_v1(card: Json) -> Json:
+    """A handler's 1.0 card (the extended card) as a 0.3 answer: its 0.3 form, or the
+    card as it is when it lists no interface a 0.3 client can call."""
+    return card_from_v1(card) or card
 
 
 def _merge(into: Json, extra: Json) -> Json:

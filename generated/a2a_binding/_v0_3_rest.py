@@ -42,7 +42,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._v0_3_card import card_from_v1, card_to_v1
+from ._v0_3 import final_update
+from ._v0_3_card import card_answer_from_v1, card_to_v1
 from ._v0_3_shapes import ShapeError, _copy, _items, _list, _object
 from ._v0_3_shapes import part_from_v1 as _shape_part_from_v1
 from ._v0_3_shapes import part_to_v1 as _shape_part_to_v1
@@ -362,9 +363,10 @@ def stream_event_to_v1(event: object, where: str = "event") -> Json:
     return {name: _EVENTS_TO_V1[name](item, f"{where}.{name}")}
 
 
-def stream_event_from_v1(event: Json, *, final: bool = False) -> Json:
+def stream_event_from_v1(event: Json, *, final: bool | None = None) -> Json:
     """A 1.0 ``StreamResponse`` (or ``SendMessageResponse``) as the 0.3 one; ``final``:
-    whether it is the last event of its stream, said on a status update."""
+    whether it is the last event of its stream, said on a status update (by default
+    what ``final_update`` says of it)."""
     if "task" in event:
         return {"task": task_from_v1(event["task"])}
     if "message" in event:
@@ -374,7 +376,7 @@ def stream_event_from_v1(event: Json, *, final: bool = False) -> Json:
         out: Json = {}
         _copy(update, out, ("taskId", "contextId"))
         out["status"] = status_from_v1(update.get("status", {}))
-        if final:  # ProtoJSON leaves a false bool out
+        if final_update(update) if final is None else final:  # false is left out
             out["final"] = True
         _copy(update, out, ("metadata",))
         return {"statusUpdate": out}
@@ -599,15 +601,18 @@ _RESPONSES_FROM_V1: dict[str, Callable[[Json], Json]] = {
     "CreateTaskPushNotificationConfig": push_config_from_v1,
     "GetTaskPushNotificationConfig": push_config_from_v1,
     "ListTaskPushNotificationConfigs": _list_configs_from_v1,
-    "GetExtendedAgentCard": card_from_v1,
+    "GetExtendedAgentCard": card_answer_from_v1,
     "DeleteTaskPushNotificationConfig": _empty,
 }
 
 
-def response_from_v1(rpc: str, answer: Json | None, *, final: bool = False) -> Json:
+def response_from_v1(
+    rpc: str, answer: Json | None, *, final: bool | None = None
+) -> Json:
     """Server side: the 0.3 HTTP+JSON body for the 1.0 handler's answer to ``rpc``
     (the 1.0 rpc ``request_to_v1`` gave), or for one event of its stream (``final``:
-    the stream's last event, said on a status update). ``None`` (an ``Empty`` answer)
+    the stream's last event, said on a status update; by default what
+    ``final_update`` says of it). ``None`` (an ``Empty`` answer)
     is ``{}``. Error bodies need no conversion: 0.3 and 1.0 both send the
     ``google.rpc.Status`` form."""
     if answer is None:

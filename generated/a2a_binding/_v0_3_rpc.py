@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._v0_3 import V0_3_METHODS, error_code_to_v0_3
-from ._v0_3_card import card_from_v1
+from ._v0_3 import V0_3_METHODS, error_code_to_v0_3, final_update
+from ._v0_3_card import card_answer_from_v1
 from ._v0_3_shapes import (
     ShapeError,
     _object,
@@ -173,32 +173,17 @@ def params_to_v1(method: str, params: object) -> tuple[str, Json]:
     return rpc, _PARAMS[method](value)
 
 
-# The states after which a 1.0 stream ends: terminal, or waiting on the client.
-_LAST_STATES = frozenset(
-    (
-        "TASK_STATE_COMPLETED",
-        "TASK_STATE_CANCELED",
-        "TASK_STATE_FAILED",
-        "TASK_STATE_REJECTED",
-        "TASK_STATE_INPUT_REQUIRED",
-        "TASK_STATE_AUTH_REQUIRED",
-    )
-)
-
-
 def stream_event_from_v1(event: Json, *, final: bool | None = None) -> Json:
     """A 1.0 ``StreamResponse`` as the 0.3 event it holds. ``final`` (said on a status
-    update): whether it is the last event of its stream; by default, whether its
-    state is one a 1.0 stream ends on (terminal, input or auth required), so that
-    events go out as they come instead of each waiting for the next."""
+    update): whether it is the last event of its stream; by default what
+    ``final_update`` says of it."""
     if "task" in event:
         return task_from_v1(event["task"])
     if "message" in event:
         return message_from_v1(event["message"])
     if "statusUpdate" in event:
         update = event["statusUpdate"]
-        if final is None:
-            final = update.get("status", {}).get("state") in _LAST_STATES
+        final = final_update(update) if final is None else final
         return status_update_from_v1(update, final=final)
     if "artifactUpdate" in event:
         return artifact_update_from_v1(event["artifactUpdate"])
@@ -223,7 +208,7 @@ def result_from_v1(method: str, result: Json) -> Any:
     if method == "tasks/pushNotificationConfig/delete":
         return None
     if method == "agent/getAuthenticatedExtendedCard":
-        return card_from_v1(result) or result
+        return card_answer_from_v1(result)
     raise KeyError(method)
 
 

@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Any, Union
 
 from . import jsonrpc, messages, routes
+from .v0_3 import routes as routes_v0_3
 from ._asgi import (
     DEFAULT_MAX_BODY_BYTES,
     A2AApplication,
@@ -184,6 +185,10 @@ def create_app(
     ``openapi_path`` like the card, given ``servers`` (the base URL and
     ``http_json_prefix``) when it names none; ``link_openapi_in_card=True`` sets the
     card's ``documentationUrl`` to its URL.
+    With "0.3" in ``supported_versions`` 0.3 clients are served too, from the same
+    handler: the 0.3 JSON-RPC methods, and the 0.3 HTTP+JSON routes of ``v0_3.routes``
+    (``/v1/...``, under ``http_json_prefix``), converted to 1.0 and back; the card
+    then carries what 0.3 clients read as well.
     """
     return A2AApplication(
         handler,
@@ -210,4 +215,5 @@ def create_app(
         message_types=MESSAGE_TYPES,
         unknown_fields=unknown_fields,
         check_responses=check_responses,
+        v0_3_routes=routes_v0_3.TABLE,
     )

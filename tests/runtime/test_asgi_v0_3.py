@@ -157,6 +157,7 @@ def make(a2a: ModuleType) -> Any:
     tables = a2a.messages.SCHEMA
     schema = Schema(tables._rules, tables._enum_values)
     jsonrpc = JsonRpcBinding(a2a.jsonrpc.METHODS, tenant_field="tenant")
+    routes_v0_3 = importlib.import_module("a2a_binding.v0_3.routes").TABLE
 
     def build(
         store: Store, versions: tuple[str, ...] = ("1.0", "0.3"), **options: Any
@@ -173,6 +174,7 @@ def make(a2a: ModuleType) -> Any:
             schema=schema,
             message_types=asgi.MESSAGE_TYPES,
             check_responses=True,
+            v0_3_routes=routes_v0_3,
             **options,
         )
 
@@ -378,3 +380,107 @@ def test_the_card_is_the_one_both_kinds_of_client_read(make: Any) -> None:
         "0.3.0",
     )
     assert card["capabilities"] == CARD["capabilities"]
+
+
+# ------------------------------------------------------------------ 0.3 HTTP+JSON
+
+MESSAGE_03_REST = {
+    "messageId": "m-1",
+    "role": "ROLE_USER",
+    "content": [{"text": "hello"}],
+}
+
+
+def rest(
+    app: A2AApplication, verb: str, path: str, body: Any = None, **options: Any
+) -> Any:
+    sent = b"" if body is None else json.dumps(body).encode()
+    return run(drive(app, verb, path, body=sent, **options))
+
+
+def test_a_0_3_route_reaches_the_1_0_handler_and_answers_in_0_3(make: Any) -> None:
+    store = Store()
+    app = make(store)
+    answer = rest(app, "POST", "/v1/message:send", {"message": MESSAGE_03_REST})
+    assert answer.status == 200, answer.body
+    rpc, request, version = store.calls[-1]
+    assert (rpc, version) == ("SendMessage", "0.3")
+    assert request["message"]["parts"] == [{"text": "hello"}]
+    task = json.loads(answer.body)["task"]
+    assert task["history"][0]["content"] == [{"text": "hello"}]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    got = rest(app, "GET", "/v1/tasks/t-1", query=b"historyLength=2")
+    assert json.loads(got.body)["id"] == "t-1"
+    assert store.calls[-1][:2] == ("GetTask", {"id": "t-1", "historyLength": 2})
+    missing = rest(app, "GET", "/v1/tasks/nope")
+    assert missing.status == 404
+    assert json.loads(missing.body)["error"]["details"][0]["reason"] == "TASK_NOT_FOUND"
+
+
+def test_a_0_3_route_streams_0_3_events(make: Any) -> None:
+    app = make(Store())
+    answer = rest(app, "POST", "/v1/message:stream", {"message": MESSAGE_03_REST})
+    events = [json.loads(e.data) for e in parse_sse([answer.body])]
+    assert [next(iter(e)) for e in events] == ["task", "statusUpdate", "statusUpdate"]
+    assert [e.get("statusUpdate", {}).get("final") for e in events] == [
+        None,
+        None,  # ProtoJSON leaves a false bool out
+        True,
+    ]
+
+
+def test_a_0_3_route_is_converted_then_validated_as_1_0(make: Any) -> None:
+    store = Store()
+    app = make(store)
+    bad = rest(
+        app,
+        "POST",
+        "/v1/message:send",
+        {"message": dict(MESSAGE_03_REST, content=[{"text": 5}])},
+    )
+    assert bad.status == 400
+    violation = json.loads(bad.body)["error"]["details"][0]["fieldViolations"][0]
+    assert violation["field"] == "message.content[0].text"  # the 0.3 field
+    shape = rest(
+        app,
+        "POST",
+        "/v1/message:send",
+        {"message": dict(MESSAGE_03_REST, content="text")},
+    )
+    assert shape.status == 400
+    violation = json.loads(shape.body)["error"]["details"][0]["fieldViolations"][0]
+    assert violation["field"] == "message.content"
+    # What the conversion lets through, 1.0 validation refuses, naming 1.0's field.
+    unknown = rest(
+        app,
+        "POST",
+        "/v1/message:send",
+        {"message": dict(MESSAGE_03_REST, messageId=7)},
+    )
+    assert unknown.status == 400
+    violation = json.loads(unknown.body)["error"]["details"][0]["fieldViolations"][0]
+    assert violation["field"] == "message.messageId"
+    named = rest(
+        app,
+        "POST",
+        "/v1/message:send",
+        {"message": MESSAGE_03_REST},
+        headers=[(b"a2a-version", b"1.0")],
+    )
+    assert named.status == 400
+    assert "0.3 method or route" in json.loads(named.body)["error"]["message"]
+    assert store.calls == []
+    wrong_verb = rest(app, "DELETE", "/v1/message:send")
+    assert (wrong_verb.status, wrong_verb.headers["allow"]) == (405, "POST")
+
+
+def test_without_0_3_its_routes_are_not_served(make: Any) -> None:
+    store = Store()
+    app = make(store, versions=("1.0",))
+    # /v1/message:send is then the 1.0 route of tenant "v1", refused for its version.
+    answer = rest(app, "POST", "/v1/message:send", {"message": MESSAGE_03_REST})
+    assert answer.status == 400
+    assert json.loads(answer.body)["error"]["details"][0]["reason"] == (
+        "VERSION_NOT_SUPPORTED"
+    )
+    assert store.calls == []

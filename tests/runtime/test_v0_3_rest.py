@@ -503,9 +503,18 @@ def test_the_card_picks_the_0_3_interfaces() -> None:
     out = card.card_from_v1(core)
     assert (out["url"], out["preferredTransport"]) == ("http://x/", "HTTP+JSON")
     assert "additionalInterfaces" not in out
-    with pytest.raises(ShapeError) as caught:
-        card.card_from_v1({"supportedInterfaces": core["supportedInterfaces"][:1]})
-    assert caught.value.field == "supportedInterfaces"
+    # Listing 1.0 interfaces only, the card's JSON-RPC one is the 0.3 one (the app
+    # serves 0.3 there too); listing nothing 0.3 can call, it has no 0.3 form.
+    derived = card.card_from_v1(
+        {"supportedInterfaces": core["supportedInterfaces"][:1]}
+    )
+    assert derived is not None
+    assert (derived["url"], derived["protocolVersion"]) == ("http://x/v1", "0.3.0")
+    grpc = {"url": "x:1", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+    assert card.card_from_v1({"supportedInterfaces": [grpc]}) is None
+    assert rest.response_from_v1(
+        "GetExtendedAgentCard", {"name": "g", "supportedInterfaces": [grpc]}
+    ) == {"name": "g", "supportedInterfaces": [grpc]}
 
 
 def test_the_card_in_the_0_3_protos_form_is_read_too() -> None:
