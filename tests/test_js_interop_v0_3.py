@@ -17,6 +17,8 @@ Node and npm are needed; tests/jsenv.py installs both SDKs into .cache/js/ on fi
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -30,7 +32,8 @@ from . import jsenv
 from .servers import running
 
 # Ids that need escaping in a path segment, and ids that look like literal segments.
-AWKWARD_IDS = ["a/b", "a?b", "a b", "\u00e9t\u00e9-\u2713", ":cancel", "tasks"]
+SLASH = "a/b"
+AWKWARD_IDS = [SLASH, "a?b", "a b", "\u00e9t\u00e9-\u2713", ":cancel", "tasks"]
 NODE_TIMEOUT = 30.0
 CARD_PATH = "/.well-known/agent-card.json"
 # The 0.3 JSON-RPC methods this client calls (0.3 has no tasks/list).
@@ -93,6 +96,24 @@ def _error_class(error: dict[str, Any]) -> str:
     return str(error.get("causeName") or error.get("name"))
 
 
+def _rest_error(error: dict[str, Any]) -> tuple[int, str]:
+    """The HTTP status and the ErrorInfo reason in the JS REST client's message for an
+    error body it cannot type: "HTTP error for /v1/...! Status: 404 Not Found.
+    Response: {...}"."""
+    match = re.search(r"Status: (\d+) .*? Response: (\{.*\})$", error["message"], re.S)
+    assert match, error
+    body = json.loads(match.group(2))
+    return int(match.group(1)), body["error"]["details"][0]["reason"]
+
+
+def _known_on_rest(binding: str, name: str) -> bool:
+    """The steps whose REST answers the 0.3 JS client cannot read (tests below)."""
+    return binding == "HTTP+JSON" and (
+        name == "agent/getAuthenticatedExtendedCard"
+        or name in (f"awkward get {SLASH}", f"awkward delete {SLASH}")
+    )
+
+
 @pytest.fixture(scope="module", params=["JSONRPC", "HTTP+JSON"])
 def run(
     request: pytest.FixtureRequest, js_dir: Path, our_server: str, example: ModuleType
@@ -128,6 +149,7 @@ def test_every_0_3_operation_answers_in_0_3_shapes(
         if "error" in step
         and not name.startswith(("error ", "awkward task"))
         and name != "tasks/pushNotificationConfig/get by task"
+        and not _known_on_rest(binding, name)
     }
     assert not failed, f"{failed}\n{_card_problem(our_server, result)}"
     ok = {name: step["ok"] for name, step in steps.items() if "ok" in step}
@@ -158,17 +180,20 @@ def test_every_0_3_operation_answers_in_0_3_shapes(
     assert ok["tasks/pushNotificationConfig/delete"] == []
 
     for awkward in AWKWARD_IDS:
-        set_ = ok[f"awkward set {awkward}"]["pushNotificationConfig"]["id"]
-        assert (set_, ok[f"awkward get {awkward}"]["pushNotificationConfig"]["id"]) == (
-            awkward,
-            awkward,
-        )
+        assert ok[f"awkward set {awkward}"]["pushNotificationConfig"]["id"] == awkward
+        if not _known_on_rest(binding, f"awkward get {awkward}"):
+            got = ok[f"awkward get {awkward}"]["pushNotificationConfig"]["id"]
+            assert got == awkward
         error = steps[f"awkward task {awkward}"]["error"]
-        assert _error_class(error) == "TaskNotFoundError", error
+        if binding == "JSONRPC":
+            assert _error_class(error) == "TaskNotFoundError", error
+        else:
+            assert _rest_error(error) == (404, "TASK_NOT_FOUND"), error
 
-    extended = ok["agent/getAuthenticatedExtendedCard"]
-    assert extended["name"] == result["card"]["name"]
-    assert "hold" in [skill["id"] for skill in extended["skills"]]  # extended only
+    if binding == "JSONRPC":
+        extended = ok["agent/getAuthenticatedExtendedCard"]
+        assert extended["name"] == result["card"]["name"]
+        assert "hold" in [skill["id"] for skill in extended["skills"]]  # extended only
 
 
 # Found here (issue 24): an error before a 0.3 stream's first event is one plain
@@ -192,9 +217,64 @@ def test_errors_reach_the_0_3_client_as_its_typed_errors(
     code, js_class = ERRORS[name]
     error = result["steps"][f"error {name}"].get("error")
     assert error is not None, result["steps"][f"error {name}"]
+    if binding == "HTTP+JSON":
+        return  # test_known_difference_rest_errors_are_untyped_in_the_0_3_client
     assert _error_class(error) == js_class, error
-    if binding == "JSONRPC":
-        assert error.get("code", error.get("causeCode")) == code, error
+    assert error.get("code", error.get("causeCode")) == code, error
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_known_difference_rest_errors_are_untyped_in_the_0_3_client(
+    run: tuple[str, dict[str, Any]], a2a: ModuleType, name: str
+) -> None:
+    """The example answers 0.3 HTTP+JSON errors as a2a-sdk 1.3.0's 0.3 side does: the
+    HTTP status and ``{"error": google.rpc.Status}`` with the ErrorInfo reason. The 0.3
+    JS REST client types only a bare ``{"code": <JSON-RPC code>, "message"}`` body (its
+    own server's form), so it throws a plain Error holding status and body."""
+    binding, result = run
+    if binding != "HTTP+JSON":
+        pytest.skip("HTTP+JSON only")
+    error = result["steps"][f"error {name}"]["error"]
+    kind = a2a.jsonrpc.A2A_ERRORS[ERRORS[name][1]]
+    assert error["name"] == "Error", error  # untyped
+    assert _rest_error(error) == (kind.http_status, kind.reason), error
+
+
+def test_known_difference_rest_extended_card_in_the_0_3_json_form(
+    run: tuple[str, dict[str, Any]], our_server: str, example: ModuleType
+) -> None:
+    """``GET /v1/card`` answers the card in the 0.3 JSON form (security schemes with
+    ``type``), as a2a-sdk 1.3.0's 0.3 REST side does (``model_dump`` of its 0.3 card);
+    the 0.3 JS REST client parses it as ProtoJSON of the 0.3 proto (a oneof per scheme)
+    and throws "Unsupported security scheme type"."""
+    binding, result = run
+    if binding != "HTTP+JSON":
+        pytest.skip("HTTP+JSON only")
+    error = result["steps"]["agent/getAuthenticatedExtendedCard"]["error"]
+    assert error["message"] == "Unsupported security scheme type", error
+    bearer = {"Authorization": f"Bearer {example.DEFAULT_TOKEN}"}
+    card = httpx.get(our_server + "/rest/v1/card", headers=bearer).json()
+    assert card["securitySchemes"]["bearer"]["type"] == "http", card
+
+
+# Found here (issue 24): a config id holding "/" is lost on the 0.3 REST routes.
+SLASH_IN_NAME = (
+    "the 0.3 routes bind a multi-segment `name` (`/v1/{name=tasks/*/"
+    "pushNotificationConfigs/*}`), whose %2F http.proto keeps encoded; the example then "
+    "takes the config id 'a%2Fb' from the name as it is (\"no push config 'a%2Fb'\"), "
+    "where the client (encodeURIComponent) meant 'a/b': each segment of the name wants "
+    "decoding once it is split"
+)
+
+
+def test_a_0_3_rest_push_config_id_with_a_slash(
+    request: pytest.FixtureRequest, run: tuple[str, dict[str, Any]]
+) -> None:
+    binding, result = run
+    if binding == "HTTP+JSON":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=SLASH_IN_NAME))
+    step = result["steps"][f"awkward get {SLASH}"]
+    assert step.get("ok", {}).get("pushNotificationConfig", {}).get("id") == SLASH, step
 
 
 def test_the_0_3_client_sends_no_version_and_the_0_3_wire_names(
