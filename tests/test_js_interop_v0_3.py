@@ -9,9 +9,10 @@ push config methods, the authenticated extended card and the errors the agent an
 A 0.3 client sends no ``A2A-Version``: the example must answer it as 0.3 (§3.6.2), in
 0.3 shapes (``kind`` discriminators, lower-case states, ``final`` on the last status
 update). 0.3 has no ListTasks and no tenant, so neither is exercised.
-(@a2a-js/sdk 1.3.0 also has 0.3 transports, ``LegacyJsonRpcTransport`` and
-``LegacyRestTransport`` in ``@a2a-js/sdk/compat/v0_3/client``: translations from its
-1.0 types; the 0.3.14 release is what deployed 0.3 clients run.)
+Then @a2a-js/sdk 1.3.0's own 0.3 transports (``LegacyJsonRpcTransport``,
+``LegacyRestTransport`` in ``@a2a-js/sdk/compat/v0_3/client``: its 1.0 calls translated
+to 0.3 on the wire, with ``A2A-Version: 0.3``) run tests/js/client.mjs's 1.0 steps
+against the same server. The 0.3.14 release is what deployed 0.3 clients run.
 Node and npm are needed; tests/jsenv.py installs both SDKs into .cache/js/ on first use.
 """
 
@@ -106,12 +107,24 @@ def _rest_error(error: dict[str, Any]) -> tuple[int, str]:
     return int(match.group(1)), body["error"]["details"][0]["reason"]
 
 
-def _known_on_rest(binding: str, name: str) -> bool:
-    """The steps whose REST answers the 0.3 JS client cannot read (tests below)."""
-    return binding == "HTTP+JSON" and (
-        name == "agent/getAuthenticatedExtendedCard"
-        or name in (f"awkward get {SLASH}", f"awkward delete {SLASH}")
-    )
+def _rest_known(binding: str, extended_card: str) -> set[str]:
+    """The steps whose REST answers the 0.3 JS clients cannot read (tests below): the
+    extended card (step ``extended_card``) and the config id holding a slash."""
+    if binding != "HTTP+JSON":
+        return set()
+    return {extended_card, f"awkward get {SLASH}", f"awkward delete {SLASH}"}
+
+
+def _unexpected_errors(steps: dict[str, Any], known: set[str]) -> dict[str, Any]:
+    """The steps that failed, but for the error steps (checked on their own), the
+    unknown awkward task ids (TaskNotFound by design) and ``known``."""
+    return {
+        name: step["error"]
+        for name, step in steps.items()
+        if "error" in step
+        and name not in known
+        and not name.startswith(("error ", "awkward task"))
+    }
 
 
 @pytest.fixture(scope="module", params=["JSONRPC", "HTTP+JSON"])
@@ -143,14 +156,10 @@ def test_every_0_3_operation_answers_in_0_3_shapes(
 ) -> None:
     binding, result = run
     steps = result["steps"]
-    failed = {
-        name: step["error"]
-        for name, step in steps.items()
-        if "error" in step
-        and not name.startswith(("error ", "awkward task"))
-        and name != "tasks/pushNotificationConfig/get by task"
-        and not _known_on_rest(binding, name)
-    }
+    known = _rest_known(binding, "agent/getAuthenticatedExtendedCard")
+    failed = _unexpected_errors(
+        steps, known | {"tasks/pushNotificationConfig/get by task"}
+    )
     assert not failed, f"{failed}\n{_card_problem(our_server, result)}"
     ok = {name: step["ok"] for name, step in steps.items() if "ok" in step}
 
@@ -181,7 +190,7 @@ def test_every_0_3_operation_answers_in_0_3_shapes(
 
     for awkward in AWKWARD_IDS:
         assert ok[f"awkward set {awkward}"]["pushNotificationConfig"]["id"] == awkward
-        if not _known_on_rest(binding, f"awkward get {awkward}"):
+        if f"awkward get {awkward}" not in known:
             got = ok[f"awkward get {awkward}"]["pushNotificationConfig"]["id"]
             assert got == awkward
         error = steps[f"awkward task {awkward}"]["error"]
@@ -318,3 +327,58 @@ def test_a_0_3_push_config_get_by_task_id_alone(
     request.applymarker(pytest.mark.xfail(strict=True, reason=CONFIG_ID_REQUIRED))
     config = step.get("ok", {}).get("pushNotificationConfig", {})
     assert config.get("id") == "c1", step  # the task's one config
+
+
+# --- @a2a-js/sdk 1.3.0's own 0.3 transports (its compat/v0_3 client) ---------------------
+
+
+@pytest.fixture(scope="module", params=["JSONRPC", "HTTP+JSON"])
+def legacy_run(
+    request: pytest.FixtureRequest, js_dir: Path, our_server: str, example: ModuleType
+) -> tuple[str, dict[str, Any]]:
+    """tests/js/client.mjs with ``legacy``: the 1.0 calls of test_js_interop.py through
+    1.3.0's LegacyJsonRpcTransport / LegacyRestTransport to the card's interface."""
+    binding: str = request.param
+    config = {
+        "base": our_server,
+        "binding": binding,
+        "tenant": "",  # 0.3 has no tenant
+        "awkwardIds": AWKWARD_IDS,
+        "bearer": example.DEFAULT_TOKEN,
+        "legacy": True,
+    }
+    result = jsenv.run_script(js_dir, "client.mjs", config, NODE_TIMEOUT)
+    assert "discovery" not in result, _card_problem(our_server, result)
+    return binding, result
+
+
+def test_js_1_3_legacy_transports_speak_0_3_to_the_example(
+    legacy_run: tuple[str, dict[str, Any]], our_server: str
+) -> None:
+    binding, result = legacy_run
+    assert (result["transport"], result["protocolVersion"]) == (binding, "0.3")
+    steps = result["steps"]
+    # 0.3 has no tasks/list: the client refuses it itself
+    known = _rest_known(binding, "GetExtendedAgentCard") | {"ListTasks"}
+    failed = _unexpected_errors(steps, known)
+    assert not failed, f"{failed}\n{_card_problem(our_server, result)}"
+    ok = {name: step["ok"] for name, step in steps.items() if "ok" in step}
+    assert ok["SendMessage"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert ok["SendMessage hold"]["task"]["status"]["state"] == "TASK_STATE_WORKING"
+    streamed = ok["SendStreamingMessage"]
+    assert streamed[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert ok["CancelTask"]["status"]["state"] == "TASK_STATE_CANCELED"
+    assert [c["id"] for c in ok["ListTaskPushNotificationConfigs"]["configs"]] == ["c1"]
+    assert ok["DeleteTaskPushNotificationConfig"].get("configs", []) == []
+    if binding == "JSONRPC":  # typed errors with the 0.3 codes
+        for name, (code, js_class) in ERRORS.items():
+            error = steps[f"error {name}"]["error"]
+            assert (error["name"], error["envelopeCode"]) == (js_class, code), error
+        assert "hold" in [s["id"] for s in ok["GetExtendedAgentCard"]["skills"]]
+
+    api = [r for r in result["sent"] if r["path"] != CARD_PATH]
+    assert all(r["version"] == "0.3" for r in api), api  # it names its version
+    if binding == "JSONRPC":
+        assert {r["rpcMethod"] for r in api} <= V0_3_METHODS
+    else:
+        assert all(r["path"].startswith("/rest/v1/") for r in api), api
