@@ -272,7 +272,7 @@ SLASH_IN_NAME = (
     "pushNotificationConfigs/*}`), whose %2F http.proto keeps encoded; the example then "
     "takes the config id 'a%2Fb' from the name as it is (\"no push config 'a%2Fb'\"), "
     "where the client (encodeURIComponent) meant 'a/b': each segment of the name wants "
-    "decoding once it is split"
+    "decoding once it is split (task ids too: GET /v1/tasks/a%2Fb looks up 'a%2Fb')"
 )
 
 
