@@ -454,10 +454,14 @@ class MessagesView(FileView):
     def imports(self) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]:
         """``(module, names)`` groups the module imports: the model's list, which the
         types' names keep clear of, its runtime modules where this module finds them
-        (``runtime``)."""
+        (``runtime``), and ``Literal`` only where an enum uses it."""
+        unused = () if self.file.enums else ("Literal",)
         return tuple(
             tuple(
-                (self.runtime + module[1:] if module[:2] == "._" else module, names)
+                (
+                    self.runtime + module[1:] if module[:2] == "._" else module,
+                    tuple(name for name in names if name not in unused),
+                )
                 for module, names in group
             )
             for group in MESSAGES_IMPORTS

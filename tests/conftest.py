@@ -113,6 +113,16 @@ def a2a() -> ModuleType:
     return package
 
 
+@pytest.fixture(scope="session")
+def example_module() -> ModuleType:
+    """``examples.a2a_server``, importing the committed generated package."""
+    sys.path[:0] = [str(GENERATED), str(ROOT)]
+    try:
+        return importlib.import_module("examples.a2a_server")
+    finally:
+        del sys.path[:2]
+
+
 def mypy_strict(
     targets: Iterable[str | Path],
     *,

@@ -58,6 +58,7 @@ def _outputs(tmp_path: Path) -> list[Path]:
         (PROTO / "features" / "editions.proto", ""),
         (PROTO / "features" / "scalars.proto", ""),
         (PROTO / "features" / "keywords.proto", ""),
+        (PROTO / "features" / "bodies.proto", ""),
     ]:
         response, _ = run_plugin(proto, parameter)
         assert not response.error, response.error
@@ -75,6 +76,19 @@ def test_generated_code_passes_mypy_strict(tmp_path: Path) -> None:
         assert (
             result.returncode == 0
         ), f"{package.name}:\n{result.stdout}{result.stderr}"
+
+
+def test_generated_code_has_no_unused_name_or_import(tmp_path: Path) -> None:
+    """pyflakes over every package: nothing imported or assigned that is not used
+    (a template printing an import for a case the input lacks, say)."""
+    packages = _outputs(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "pyflakes", *map(str, packages)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_generated_code_imports_only_the_standard_library(tmp_path: Path) -> None:

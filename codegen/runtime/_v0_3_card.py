@@ -177,7 +177,7 @@ def _scheme_to_v1(scheme: object, where: str) -> Json:
         return dict(value)
     kind = value["type"]
     names = dict(_SCHEME_TYPES)
-    if kind not in names:
+    if not isinstance(kind, str) or kind not in names:
         raise ShapeError(f"{where}.type", f"no such security scheme type {kind!r}")
     out: Json = {}
     _copy(value, out, ("description",))

@@ -20,14 +20,18 @@ json names, as ProtoJSON allows; output uses the json names (``message``).
 
 Choices where the versions differ (a2a-sdk's 0.3 REST peers make the same):
 ``fileWithBytes`` holds the base64 text of the file as its bytes (so on the wire it is
-base64 twice), as a2a-sdk 0.3.26 and 1.3.0 write and read it; a 0.3 configuration
-without ``blocking`` is non-blocking (proto3's default ``false``: 1.0
-``returnImmediately: true``); a 0.3 ``historyLength`` of 0 is left unset; of 0.3's list of
-authentication schemes 1.0 keeps the first; 1.0's ``referenceTaskIds`` has no place in
-the 0.3 proto and is dropped; a data part that is not an object goes to 0.3 as
-``{"value": v}`` with ``metadata.data_part_compat: true``, as the JSON-RPC shapes do.
-ListTasks has no 0.3 route: ``request_from_v1`` refuses it. The card is
-``_v0_3_card``'s (a2a-sdk serves ``/v1/card`` in the 0.3 JSON-RPC form).
+base64 twice), as a2a-sdk 0.3.26 and 1.3.0 write and read it; a
+CreateTaskPushNotificationConfig body may be the whole request (``parent``,
+``configId``, ``config``), which a2a-sdk's 0.3 clients send, as well as the ``config``
+the proto's rule names; a 0.3 configuration without ``blocking`` is non-blocking
+(proto3's default ``false``: 1.0 ``returnImmediately: true``), so a 1.0 request always
+goes with ``blocking`` said; a 0.3 ``historyLength`` of 0 is left unset; of 0.3's list
+of authentication schemes 1.0 keeps the first; 1.0's ``referenceTaskIds`` and
+CancelTask ``metadata`` have no place in the 0.3 proto and are dropped; a data part
+that is not an object goes to 0.3 as ``{"value": v}`` with
+``metadata.data_part_compat: true``, as the JSON-RPC shapes do. ListTasks has no 0.3
+route: ``request_from_v1`` refuses it. The card is ``_v0_3_card``'s (a2a-sdk serves
+``/v1/card`` in the 0.3 JSON-RPC form).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from ._v0_3 import final_update
@@ -56,18 +61,20 @@ __all__ = [
 
 Json = dict[str, Any]
 
-V0_3_REST_RPCS: Mapping[str, str] = {
-    "SendMessage": "SendMessage",
-    "SendStreamingMessage": "SendStreamingMessage",
-    "GetTask": "GetTask",
-    "CancelTask": "CancelTask",
-    "TaskSubscription": "SubscribeToTask",
-    "CreateTaskPushNotificationConfig": "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig": "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfig": "ListTaskPushNotificationConfigs",
-    "GetAgentCard": "GetExtendedAgentCard",
-    "DeleteTaskPushNotificationConfig": "DeleteTaskPushNotificationConfig",
-}
+V0_3_REST_RPCS: Mapping[str, str] = MappingProxyType(
+    {
+        "SendMessage": "SendMessage",
+        "SendStreamingMessage": "SendStreamingMessage",
+        "GetTask": "GetTask",
+        "CancelTask": "CancelTask",
+        "TaskSubscription": "SubscribeToTask",
+        "CreateTaskPushNotificationConfig": "CreateTaskPushNotificationConfig",
+        "GetTaskPushNotificationConfig": "GetTaskPushNotificationConfig",
+        "ListTaskPushNotificationConfig": "ListTaskPushNotificationConfigs",
+        "GetAgentCard": "GetExtendedAgentCard",
+        "DeleteTaskPushNotificationConfig": "DeleteTaskPushNotificationConfig",
+    }
+)
 """Each rpc of the v0.3.0 proto (its HTTP+JSON routes) to the 1.0 rpc serving it."""
 
 _REST_RPCS_BACK = {new: old for old, new in V0_3_REST_RPCS.items()}
@@ -118,6 +125,12 @@ def _fields(
     return out
 
 
+def _set(number: object) -> bool:
+    """Whether a 0.3 integer field is set: proto3 has no "unset" but 0, which
+    ProtoJSON may also write as ``"0"``."""
+    return number is not None and number not in (0, "0")
+
+
 def _enum(value: object, names: tuple[str, ...], where: str) -> str:
     """An enum value by name or number (ProtoJSON takes both), as its name."""
     if isinstance(value, str) and value in names:
@@ -152,7 +165,9 @@ def part_to_v1(part: object, where: str = "part") -> Json:
         shape.update(kind="file", file=_file_to_shape(value["file"], f"{where}.file"))
     else:
         data = _fields(value["data"], f"{where}.data", ("data",))
-        shape.update(kind="data", data=_object(data.get("data", {}), f"{where}.data"))
+        shape.update(
+            kind="data", data=_object(data.get("data", {}), f"{where}.data.data")
+        )
     return _shape_part_to_v1(shape, where)
 
 
@@ -200,7 +215,7 @@ def part_from_v1(part: Json) -> Json:
             converted["fileWithUri"] = file["uri"]
         else:
             converted["fileWithBytes"] = base64.b64encode(
-                str(file["bytes"]).encode("ascii")
+                str(file["bytes"]).encode("utf-8")
             ).decode("ascii")
         _copy(file, converted, ("mimeType", "name"))
         out["file"] = converted
@@ -486,7 +501,7 @@ def _send_to_v1(request: object) -> Json:
             configuration["taskPushNotificationConfig"] = _config_to_v1(
                 given["pushNotification"], f"{where}.pushNotification"
             )
-        if given.get("historyLength"):  # 0.3's 0 is "no limit"
+        if _set(given.get("historyLength")):  # 0.3's 0 is "no limit"
             configuration["historyLength"] = given["historyLength"]
         blocking = given.get("blocking", False)
         if not isinstance(blocking, bool):
@@ -501,7 +516,7 @@ def _send_to_v1(request: object) -> Json:
 def _get_task_to_v1(request: object) -> Json:
     value = _fields(request, "request", ("name", "historyLength"))
     out: Json = {"id": _task_id(value.get("name"), "name")}
-    if value.get("historyLength"):
+    if _set(value.get("historyLength")):
         out["historyLength"] = value["historyLength"]
     return out
 
@@ -520,9 +535,13 @@ def _by_config_name(request: object) -> Json:
 def _create_config_to_v1(request: object) -> Json:
     value = _fields(request, "request", ("parent", "configId", "config"))
     out: Json = {"taskId": _task_id(value.get("parent"), "parent", _CONFIGS_PARENT)}
-    config = _fields(
-        value.get("config", {}), "config", ("name", "pushNotificationConfig")
-    )
+    given = value.get("config", {})
+    if isinstance(given, dict) and "config" in given:
+        # a2a-sdk's 0.3 clients send the whole request as the body, not its config
+        whole = _fields(given, "config", ("configId", "config"))
+        given = whole.get("config", {})
+        value.setdefault("configId", whole.get("configId"))
+    config = _fields(given, "config", ("name", "pushNotificationConfig"))
     if "pushNotificationConfig" in config:
         out.update(
             _config_to_v1(
@@ -537,7 +556,7 @@ def _create_config_to_v1(request: object) -> Json:
 def _list_configs_to_v1(request: object) -> Json:
     value = _fields(request, "request", ("parent", "pageSize", "pageToken"))
     out: Json = {"taskId": _task_id(value.get("parent"), "parent")}
-    if value.get("pageSize"):
+    if _set(value.get("pageSize")):
         out["pageSize"] = value["pageSize"]
     if value.get("pageToken"):
         out["pageToken"] = value["pageToken"]
@@ -625,17 +644,18 @@ def _send_from_v1(request: Json) -> Json:
     out: Json = {}
     if "message" in request:
         out["message"] = message_from_v1(request["message"])
-    if "configuration" in request:
-        given = request["configuration"]
-        configuration: Json = {}
-        _copy(given, configuration, ("acceptedOutputModes",))
-        if "taskPushNotificationConfig" in given:
-            configuration["pushNotification"] = _config_from_v1(
-                given["taskPushNotificationConfig"]
-            )
-        _copy(given, configuration, ("historyLength",))
-        configuration["blocking"] = not given.get("returnImmediately", False)
-        out["configuration"] = configuration
+    # Always a configuration: without one (or ``blocking``) a 0.3 server does not
+    # block (proto3's false), where 1.0's default is to block.
+    given = request.get("configuration", {})
+    configuration: Json = {}
+    _copy(given, configuration, ("acceptedOutputModes",))
+    if "taskPushNotificationConfig" in given:
+        configuration["pushNotification"] = _config_from_v1(
+            given["taskPushNotificationConfig"]
+        )
+    _copy(given, configuration, ("historyLength",))
+    configuration["blocking"] = not given.get("returnImmediately", False)
+    out["configuration"] = configuration
     _copy(request, out, ("metadata",))
     return out
 

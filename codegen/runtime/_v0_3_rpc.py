@@ -14,25 +14,31 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._v0_3 import V0_3_METHODS, error_code_to_v0_3, final_update
-from ._v0_3_card import card_answer_from_v1
+from ._v0_3 import V0_3_METHODS, V0_3_RPCS, error_code_to_v0_3, final_update
+from ._v0_3_card import card_answer_from_v1, card_to_v1
 from ._v0_3_shapes import (
     ShapeError,
     _object,
     artifact_update_from_v1,
+    artifact_update_to_v1,
     message_from_v1,
     message_to_v1,
     status_update_from_v1,
+    status_update_to_v1,
     task_from_v1,
+    task_to_v1,
 )
 
 __all__ = [
     "error_from_v1",
+    "params_from_v1",
     "params_to_v1",
     "push_config_from_v1",
     "push_config_to_v1",
     "result_from_v1",
+    "result_to_v1",
     "stream_event_from_v1",
+    "stream_event_to_v1",
 ]
 
 Json = dict[str, Any]
@@ -215,3 +221,112 @@ def error_from_v1(error: Json) -> Json:
     if isinstance(code, int) and error_code_to_v0_3(code) != code:
         return {**error, "code": error_code_to_v0_3(code)}
     return error
+
+
+# The client side: a 1.0 request as 0.3 JSON-RPC params, 0.3 results as 1.0 answers.
+# Errors need no conversion: the codes 0.3 has (JSON-RPC's and -32001 to -32007) mean
+# in 1.0 what they meant, and 0.3 servers send no other.
+
+
+def _send_from_v1(request: Json) -> Json:
+    out: Json = {}
+    if "message" in request:
+        out["message"] = message_from_v1(request["message"])
+    if "configuration" in request:
+        given = request["configuration"]
+        configuration: Json = {}
+        _copy(given, configuration, {"acceptedOutputModes": "acceptedOutputModes"})
+        if "taskPushNotificationConfig" in given:
+            flat = given["taskPushNotificationConfig"]
+            nested = push_config_from_v1(flat)["pushNotificationConfig"]
+            configuration["pushNotificationConfig"] = nested
+        _copy(given, configuration, {"historyLength": "historyLength"})
+        configuration["blocking"] = not given.get("returnImmediately", False)
+        out["configuration"] = configuration
+    _copy(request, out, {"metadata": "metadata"})
+    return out
+
+
+def _renamed(names: dict[str, str]) -> Callable[[Json], Json]:
+    def convert(request: Json) -> Json:
+        out: Json = {}
+        _copy(request, out, names)
+        return out
+
+    return convert
+
+
+_PARAMS_FROM_V1: dict[str, Callable[[Json], Json]] = {
+    "SendMessage": _send_from_v1,
+    "SendStreamingMessage": _send_from_v1,
+    "GetTask": _renamed({"id": "id", "historyLength": "historyLength"}),
+    "CancelTask": _renamed({"id": "id", "metadata": "metadata"}),
+    "SubscribeToTask": _renamed({"id": "id"}),
+    "CreateTaskPushNotificationConfig": push_config_from_v1,
+    "GetTaskPushNotificationConfig": _renamed(
+        {"taskId": "id", "id": "pushNotificationConfigId"}
+    ),
+    "ListTaskPushNotificationConfigs": _renamed({"taskId": "id"}),
+    "DeleteTaskPushNotificationConfig": _renamed(
+        {"taskId": "id", "id": "pushNotificationConfigId"}
+    ),
+    "GetExtendedAgentCard": _renamed({}),
+}
+
+
+def params_from_v1(rpc: str, request: Json) -> tuple[str, Json | None]:
+    """Client side: the 0.3 JSON-RPC method and ``params`` of a 1.0 request (``None``
+    for ``agent/getAuthenticatedExtendedCard``, which takes none). ``ValueError`` for
+    ListTasks, which 0.3 does not have. The tenant has no place in 0.3 and is
+    dropped."""
+    if rpc not in _PARAMS_FROM_V1:
+        raise ValueError(f"{rpc}: A2A 0.3 has no such operation")
+    method = V0_3_RPCS[rpc]
+    if method == "agent/getAuthenticatedExtendedCard":
+        return method, None
+    return method, _PARAMS_FROM_V1[rpc](request)
+
+
+def stream_event_to_v1(result: object, where: str = "result") -> Json:
+    """Client side: a 0.3 event (a ``result`` of ``message/stream``,
+    ``tasks/resubscribe``, or ``message/send``) as a 1.0 ``StreamResponse`` (``final``
+    dropped)."""
+    value = _object(result, where)
+    kind = value.get("kind")
+    if kind == "task":
+        return {"task": task_to_v1(value, where)}
+    if kind == "message":
+        return {"message": message_to_v1(value, where)}
+    if kind == "status-update":
+        return {"statusUpdate": status_update_to_v1(value, where)}
+    if kind == "artifact-update":
+        return {"artifactUpdate": artifact_update_to_v1(value, where)}
+    raise ShapeError(f"{where}.kind", f"no such event {kind!r}")
+
+
+def _configs_to_v1(result: object) -> Json:
+    if not isinstance(result, list):
+        raise ShapeError("result", "expected an array")
+    return {
+        "configs": [
+            push_config_to_v1(item, f"result[{i}]") for i, item in enumerate(result)
+        ]
+    }
+
+
+def result_to_v1(rpc: str, result: object) -> Json:
+    """Client side: the 1.0 answer to ``rpc`` (a 1.0 rpc) from the 0.3 JSON-RPC
+    ``result``; ``ShapeError`` naming the field for a result of the wrong shape."""
+    if rpc in ("SendMessage", "SendStreamingMessage", "SubscribeToTask"):
+        return stream_event_to_v1(result)
+    if rpc in ("GetTask", "CancelTask"):
+        return task_to_v1(result, "result")
+    if rpc in ("CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig"):
+        return push_config_to_v1(result, "result")
+    if rpc == "ListTaskPushNotificationConfigs":
+        return _configs_to_v1(result)
+    if rpc == "DeleteTaskPushNotificationConfig":
+        return {}
+    if rpc == "GetExtendedAgentCard":
+        return card_to_v1(result, "result")
+    raise ValueError(f"{rpc}: A2A 0.3 has no such operation")

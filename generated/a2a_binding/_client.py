@@ -18,10 +18,26 @@ missing or wrong credentials is ``AuthenticationRequired`` on both bindings: an 
 401, or a JSON-RPC error with ``UNAUTHENTICATED_CODE`` or a ``WWW-Authenticate``
 header (what the server's ``Unauthenticated`` sends); it is a ``ResponseError`` and a
 ``JsonRpcError``, the two that callers caught for it before.
+
+``version="0.3"`` speaks A2A 0.3 to an old agent with the same 1.0 requests and
+answers: ``prepare`` converts the request (0.3 JSON-RPC method and params, or the 0.3
+HTTP+JSON route and body of the package's ``v0_3`` tables) and ``read_response`` /
+``read_stream`` convert the 0.3 answer back. 0.3 has no ListTasks and no tenants
+(``ValueError``). Headers: ``A2A-Version: 0.3`` (0.3 servers ignore it, 1.0 servers
+serving 0.3 read it), ``Content-Type: application/json`` (0.3's one media type), the
+extensions under both ``A2A-Extensions`` and 0.3's ``X-A2A-Extensions``. A 0.3
+subscription goes as ``GET`` (the v0.3.0 proto's verb: a2a-sdk 0.3.26 serves no
+other), a push-notification config as the whole ``CreateTaskPushNotificationConfig``
+request (what a2a-sdk's 0.3 servers parse, not the ``config`` the proto's rule names).
+A 0.3 HTTP+JSON error is a ``google.rpc.Status`` (a2a-sdk 1.3.0, this package) or
+a2a-sdk 0.3's ``{"message": ...}``, read by its HTTP status as the A2A error a2a-sdk
+0.3 sends it for (404 task not found, 409 not cancelable, 415, 501 unsupported
+operation, 502).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
@@ -36,8 +52,12 @@ from ._errors import A2AError
 from ._failure import UNAUTHENTICATED_CODE
 from ._headers import RequestHeaders, field_lines
 from ._json import encode
-from ._media import media_type
-from ._params import Binding
+from ._media import JSONRPC_CONTENT_TYPE, media_type
+from ._params import EXTENSIONS_HEADER, Binding
+from ._v0_3 import V0_3
+from ._v0_3_rest import request_from_v1, response_to_v1
+from ._v0_3_rpc import params_from_v1, result_to_v1
+from ._v0_3_shapes import ShapeError
 from ._validate import Schema
 from ._sse import SSE_CONTENT_TYPE, SseEvent, SseTooLarge, aparse_sse, parse_sse
 
@@ -151,6 +171,32 @@ def _json(rpc: str, payload: Any) -> bytes:
         raise ValueError(f"{rpc}: the request is not JSON: {exc}") from None
 
 
+# a2a-sdk 0.3's HTTP+JSON errors are ``{"message": ...}``: the status says which.
+_V0_3_HTTP_ERRORS = {
+    404: "TaskNotFoundError",
+    409: "TaskNotCancelableError",
+    415: "ContentTypeNotSupportedError",
+    501: "UnsupportedOperationError",
+    502: "InvalidAgentResponseError",
+}
+_V0_3_EXTENSIONS_HEADER = "X-A2A-Extensions"
+
+
+def _v0_3_headers(
+    headers: list[tuple[str, str]], binding: Binding
+) -> list[tuple[str, str]]:
+    """The 1.0 headers ``headers`` (built for version 0.3) as a 0.3 server reads
+    them: JSON's media type, and the extensions under 0.3's name too."""
+    out: list[tuple[str, str]] = []
+    for name, value in headers:
+        if name == "Content-Type" and binding == "http+json":
+            value = JSONRPC_CONTENT_TYPE
+        out.append((name, value))
+        if name == EXTENSIONS_HEADER:
+            out.append((_V0_3_EXTENSIONS_HEADER, value))
+    return out
+
+
 def _decode(body: bytes, status: int) -> Any:
     try:
         return json.loads(body)
@@ -167,7 +213,11 @@ class ClientBinding:
     """The client side of one package: ``build`` is ``routes.build``,
     ``jsonrpc_request`` is ``jsonrpc.request``, ``headers`` is
     ``protocol.request_headers`` and ``methods`` is ``jsonrpc.METHODS`` (which rpcs
-    stream, and the ``response_body`` of their HTTP+JSON route)."""
+    stream, and the ``response_body`` of their HTTP+JSON route); ``protocol_version``
+    is ``protocol.PROTOCOL_VERSION``; ``package`` is the
+    generated package, whose ``v0_3.routes`` (the 0.3 route table) is imported when a
+    call asks for ``version="0.3"`` (a package generated without the 0.3 proto has
+    none)."""
 
     def __init__(
         self,
@@ -177,7 +227,11 @@ class ClientBinding:
         headers: Callable[..., list[tuple[str, str]]],
         methods: Mapping[str, Method],
         schema: Schema | None = None,
+        package: str | None = None,
+        protocol_version: str | None = None,
     ) -> None:
+        self._package = package
+        self._protocol_version = protocol_version
         self._build = build
         self._jsonrpc_request = jsonrpc_request
         self._headers = headers
@@ -202,8 +256,10 @@ class ClientBinding:
         extensions: Sequence[str] = (),
         tenant_in_path: bool = False,
         validate: bool = False,
+        version: str | None = None,
     ) -> PreparedRequest:
         """The request for ``rpc`` (see the generated ``client.prepare``)."""
+        legacy = self._legacy(version)
         if validate:
             method = self._methods.get(rpc)
             if self._schema is None or method is None:
@@ -211,6 +267,12 @@ class ClientBinding:
             request = self._schema.validate(method.request_type, request)
         base = base_url.rstrip("/")
         accept = [("Accept", SSE_CONTENT_TYPE)] if rpc in self.streaming else []
+        if legacy:
+            if tenant or request.get("tenant") or tenant_in_path:
+                raise ValueError(f"{rpc}: A2A 0.3 has no tenants")
+            return self._prepare_v0_3(
+                rpc, request, base_url, binding, id, extensions, accept
+            )
         if binding == "http+json":
             built = self._build(rpc, request, tenant=tenant)
             url = base + built.path
@@ -233,6 +295,72 @@ class ClientBinding:
         headers = self._headers("jsonrpc", body=True, extensions=extensions)
         return PreparedRequest("POST", url, headers + accept, _json(rpc, envelope))
 
+    def _prepare_v0_3(
+        self,
+        rpc: str,
+        request: Mapping[str, Any],
+        base_url: str,
+        binding: Binding,
+        id: RequestId,
+        extensions: Sequence[str],
+        accept: list[tuple[str, str]],
+    ) -> PreparedRequest:
+        """``prepare`` for a 0.3 server: the request converted, then sent as 0.3."""
+        if binding == "http+json":
+            v0_3_rpc, converted = request_from_v1(rpc, request)
+            built = self._v0_3_build(v0_3_rpc, converted)
+            verb, query, payload = built.verb, built.query, built.body
+            if v0_3_rpc == "TaskSubscription":
+                verb = "GET"  # the v0.3.0 proto's verb, the one a2a-sdk 0.3 serves
+            elif v0_3_rpc == "CreateTaskPushNotificationConfig":
+                query, payload = [], converted  # what a2a-sdk's 0.3 servers parse
+            url = base_url.rstrip("/") + built.path
+            if query:
+                url += "?" + urlencode(query, quote_via=quote)
+            body = None if payload is None else _json(rpc, payload)
+        elif binding == "jsonrpc":
+            method, params = params_from_v1(rpc, dict(request))
+            envelope: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+            envelope["id"] = str(uuid.uuid4()) if id is None else id
+            if params is not None:
+                envelope["params"] = params
+            verb, url, body = "POST", base_url, _json(rpc, envelope)
+        else:
+            raise ValueError(
+                f"binding must be 'http+json' or 'jsonrpc', not {binding!r}"
+            )
+        headers = self._headers(
+            binding, body=body is not None, extensions=extensions, version=V0_3
+        )
+        return PreparedRequest(
+            verb, url, _v0_3_headers(headers, binding) + accept, body
+        )
+
+    def _legacy(self, version: str | None) -> bool:
+        """Whether a call speaks A2A 0.3 (``version="0.3"``) rather than the
+        package's own version (``None``, or that version said)."""
+        if version is None or version == self._protocol_version:
+            return False
+        if version != V0_3:
+            own = f"{self._protocol_version!r}, " if self._protocol_version else ""
+            raise ValueError(
+                f"version must be None (this package's), {own}or '0.3', not {version!r}"
+            )
+        return True
+
+    def _v0_3_build(self, rpc: str, request: Mapping[str, Any]) -> HttpRequest:
+        if self._package is None:
+            raise ValueError("this package has no A2A 0.3 tables")
+        try:
+            routes = importlib.import_module(".v0_3.routes", self._package)
+        except ImportError:
+            raise ValueError(
+                "this package was generated without the A2A 0.3 proto "
+                "(option v0_3_proto): it has no 0.3 route table"
+            ) from None
+        built: HttpRequest = routes.build(rpc, request, dynamic=True)
+        return built
+
     def read_response(
         self,
         rpc: str,
@@ -241,10 +369,12 @@ class ClientBinding:
         body: bytes,
         *,
         binding: Binding = "http+json",
+        version: str | None = None,
     ) -> dict[str, Any]:
         """The response of ``rpc`` (see the generated ``client.read_response``)."""
         # The body decides, not its Content-Type (servers label JSON inconsistently);
         # the headers are read for a WWW-Authenticate challenge only.
+        legacy = self._legacy(version)
         if binding not in ("jsonrpc", "http+json"):
             raise ValueError(
                 f"binding must be 'http+json' or 'jsonrpc', not {binding!r}"
@@ -253,7 +383,11 @@ class ClientBinding:
             raise _unauthenticated_http(status, headers, body)
         if binding == "jsonrpc":
             try:
-                return self._jsonrpc_result(_decode(body, status), status, body)
+                envelope = _decode(body, status)
+                if legacy:
+                    result = self._jsonrpc_payload(envelope, status, body, legacy=True)
+                    return _from_v0_3(result_to_v1, rpc, result, status, body)
+                return self._jsonrpc_result(envelope, status, body)
             except JsonRpcError as exc:
                 challenge = _challenge(headers)
                 if exc.code == UNAUTHENTICATED_CODE or challenge is not None:
@@ -272,6 +406,8 @@ class ClientBinding:
             if not body.strip():
                 return {}  # google.protobuf.Empty, or a 204
             payload = _decode(body, status)
+            if legacy:
+                return _from_v0_3(response_to_v1, rpc, payload, status, body)
             field = self.response_bodies.get(rpc)
             if field is not None:
                 payload = {field: payload}
@@ -284,6 +420,10 @@ class ClientBinding:
                 )
             return payload
         payload = _decode(body, status) if body.strip() else None
+        if legacy:
+            found = _v0_3_http_error(payload, status)
+            if found is not None:
+                raise found
         raise self._status_error(payload, status, body)
 
     @staticmethod
@@ -298,8 +438,27 @@ class ClientBinding:
             f"HTTP {status}: {text}", status=status, body=body, error=error
         )
 
+    @classmethod
+    def _jsonrpc_result(cls, envelope: Any, status: int, body: bytes) -> dict[str, Any]:
+        result = cls._jsonrpc_payload(envelope, status, body)
+        if result is None:
+            return {}
+        if not isinstance(result, dict):
+            raise ResponseError(
+                f"HTTP {status}: the JSON-RPC result is {type(result).__name__}, "
+                "not an object",
+                status=status,
+                body=body,
+            )
+        return result
+
     @staticmethod
-    def _jsonrpc_result(envelope: Any, status: int, body: bytes) -> dict[str, Any]:
+    def _jsonrpc_payload(
+        envelope: Any, status: int, body: bytes, *, legacy: bool = False
+    ) -> Any:
+        """The ``result`` of a JSON-RPC answer, whatever its type; raises the error
+        the answer carries. ``legacy``: a 0.3 answer, where a ``null`` result may be
+        left out (a2a-sdk 0.3 drops it from a delete's answer)."""
         if not isinstance(envelope, Mapping):
             raise ResponseError(
                 f"HTTP {status}: the JSON-RPC answer is not an object",
@@ -325,31 +484,28 @@ class ClientBinding:
                 status=status,
                 body=body,
             )
-        if "result" not in envelope:
+        if "result" not in envelope and not legacy:
             raise ResponseError(
                 f"HTTP {status}: the JSON-RPC answer has neither result nor error",
                 status=status,
                 body=body,
             )
-        result = envelope["result"]
-        if result is None:
-            return {}
-        if not isinstance(result, dict):
-            raise ResponseError(
-                f"HTTP {status}: the JSON-RPC result is {type(result).__name__}, "
-                "not an object",
-                status=status,
-                body=body,
-            )
-        return result
+        return envelope.get("result")
 
-    def _event(self, event: SseEvent, binding: Binding) -> dict[str, Any]:
+    def _event(
+        self, rpc: str, event: SseEvent, binding: Binding, legacy: bool
+    ) -> dict[str, Any]:
         data = event.data.encode("utf-8")
         payload = _decode(data, 200)
         if binding == "jsonrpc":
+            if legacy:
+                result = self._jsonrpc_payload(payload, 200, data)
+                return _from_v0_3(result_to_v1, rpc, result, 200, data)
             return self._jsonrpc_result(payload, 200, data)
         if isinstance(payload, Mapping) and "error" in payload:
             raise self._status_error(payload, 200, data)
+        if legacy:
+            return _from_v0_3(response_to_v1, rpc, payload, 200, data)
         if not isinstance(payload, dict):
             raise ResponseError(
                 f"event {event.id}: not an object", status=200, body=data
@@ -357,13 +513,18 @@ class ClientBinding:
         return payload
 
     def read_stream(
-        self, rpc: str, chunks: Iterable[bytes], *, binding: Binding = "http+json"
+        self,
+        rpc: str,
+        chunks: Iterable[bytes],
+        *,
+        binding: Binding = "http+json",
+        version: str | None = None,
     ) -> Iterator[dict[str, Any]]:
         """The responses of an event-stream body, raising on an error event."""
-        del rpc  # every stream event has the same shape
+        legacy = self._legacy(version)
         try:
             for event in parse_sse(chunks):
-                yield self._event(event, binding)
+                yield self._event(rpc, event, binding, legacy)
         except SseTooLarge as exc:
             raise ResponseError(str(exc), status=200, body=b"") from None
 
@@ -373,11 +534,44 @@ class ClientBinding:
         chunks: AsyncIterable[bytes],
         *,
         binding: Binding = "http+json",
+        version: str | None = None,
     ) -> AsyncIterator[dict[str, Any]]:
         """``read_stream`` over async byte chunks."""
-        del rpc
+        legacy = self._legacy(version)
         try:
             async for event in aparse_sse(chunks):
-                yield self._event(event, binding)
+                yield self._event(rpc, event, binding, legacy)
         except SseTooLarge as exc:
             raise ResponseError(str(exc), status=200, body=b"") from None
+
+
+def _from_v0_3(
+    convert: Callable[[str, Any], dict[str, Any]],
+    rpc: str,
+    answer: Any,
+    status: int,
+    body: bytes,
+) -> dict[str, Any]:
+    """A 0.3 answer as the 1.0 one; a malformed one is a ``ResponseError`` naming
+    its field."""
+    try:
+        return convert(rpc, answer)
+    except ShapeError as exc:
+        raise ResponseError(
+            f"HTTP {status}: the A2A 0.3 answer to {rpc}: {exc}",
+            status=status,
+            body=body,
+        ) from None
+
+
+def _v0_3_http_error(payload: Any, status: int) -> A2AError | None:
+    """The A2A error of a2a-sdk 0.3's HTTP+JSON error body ``{"message": ...}``, by
+    the status it sends that error with (a ``google.rpc.Status``, which other 0.3
+    servers send, is read as in 1.0)."""
+    name = _V0_3_HTTP_ERRORS.get(status)
+    if name is None or not isinstance(payload, Mapping) or "error" in payload:
+        return None
+    message = payload.get("message")
+    if not isinstance(message, str):
+        return None
+    return A2AError(name, message)

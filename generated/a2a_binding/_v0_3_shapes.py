@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._v0_3 import role_from_v0_3, role_to_v0_3
+from ._v0_3 import role_from_v0_3
 from ._v0_3 import task_state_from_v0_3, task_state_to_v0_3
 
 __all__ = [

@@ -11,8 +11,10 @@ response ``TypedDict`` or raises ``protocol.A2AError`` (an A2A error),
 ``ResponseError`` and a ``jsonrpc.JsonRpcError``), ``jsonrpc.JsonRpcError`` (another
 JSON-RPC error) or ``ResponseError`` (anything else); ``read_stream`` / ``aread_stream`` turn an event-stream body (byte chunks) into
 the responses, raising the same way on an error event. ``is_event_stream`` tells from
-the response headers which of the two reads a body. The algorithms are in ``_client``
-(shared by every generated A2A package).
+the response headers which of the two reads a body. With ``version="0.3"`` each of
+them speaks A2A 0.3 to an old agent (the package's ``v0_3`` tables and the runtime's
+0.3 conversions) while the caller keeps the 1.0 requests and responses. The algorithms
+are in ``_client`` (shared by every generated A2A package).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from . import jsonrpc, messages, routes
 from ._client import AuthenticationRequired, ClientBinding, PreparedRequest
 from ._client import ResponseError, is_event_stream
 from ._jsonrpc import RequestId
-from .protocol import Binding, RequestHeaders, request_headers
+from .protocol import PROTOCOL_VERSION, Binding, RequestHeaders, request_headers
 
 __all__ = [
     "AuthenticationRequired",
@@ -44,6 +46,8 @@ _CLIENT = ClientBinding(
     headers=request_headers,
     methods=jsonrpc.METHODS,
     schema=messages.SCHEMA,
+    package=__package__,
+    protocol_version=PROTOCOL_VERSION,
 )
 
 
@@ -59,6 +63,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
 ) -> PreparedRequest: ...
 
 
@@ -74,6 +79,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
 ) -> PreparedRequest: ...
 
 
@@ -89,6 +95,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
 ) -> PreparedRequest: ...
 
 
@@ -104,6 +111,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
 ) -> PreparedRequest: ...
 
 
@@ -119,6 +127,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
 ) -> PreparedRequest: ...
 
 
@@ -134,6 +143,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
 ) -> PreparedRequest: ...
 
 
@@ -149,6 +159,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
 ) -> PreparedRequest: ...
 
 
@@ -164,6 +175,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
 ) -> PreparedRequest: ...
 
 
@@ -179,6 +191,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
 ) -> PreparedRequest: ...
 
 
@@ -194,6 +207,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
 ) -> PreparedRequest: ...
 
 
@@ -209,6 +223,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
 ) -> PreparedRequest: ...
 
 
@@ -224,6 +239,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
     dynamic: Literal[True],
 ) -> PreparedRequest: ...
 
@@ -239,6 +255,7 @@ def prepare(
     extensions: Sequence[str] = (),
     tenant_in_path: bool = False,
     validate: bool = False,
+    version: str | None = None,
     dynamic: bool = False,
 ) -> PreparedRequest:
     """The request to send for ``rpc`` with ``request`` (a ProtoJSON dict).
@@ -254,6 +271,11 @@ def prepare(
     checks it, and sent in the canonical form: ``messages.ValidationError`` (a
     ``ValueError``) names the same field paths the server's 400 would.
 
+    ``version="0.3"``: the request an A2A 0.3 server reads, from the same 1.0
+    ``request`` (0.3 JSON-RPC method and params, or the 0.3 HTTP+JSON route of the
+    package's ``v0_3`` tables); ``ValueError`` for ListTasks and tenants, which 0.3
+    lacks, and for a package generated without the 0.3 proto.
+
     ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then
     takes the request as any mapping (the checks at run time are the same).
     """
@@ -268,6 +290,7 @@ def prepare(
         extensions=extensions,
         tenant_in_path=tenant_in_path,
         validate=validate,
+        version=version,
     )
 
 
@@ -279,6 +302,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> messages.SendMessageResponse: ...
 
 
@@ -290,6 +314,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> messages.StreamResponse: ...
 
 
@@ -301,6 +326,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> messages.Task: ...
 
 
@@ -312,6 +338,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> messages.ListTasksResponse: ...
 
 
@@ -323,6 +350,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> messages.Task: ...
 
 
@@ -334,6 +362,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> messages.StreamResponse: ...
 
 
@@ -345,6 +374,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> messages.TaskPushNotificationConfig: ...
 
 
@@ -356,6 +386,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> messages.TaskPushNotificationConfig: ...
 
 
@@ -367,6 +398,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> messages.ListTaskPushNotificationConfigsResponse: ...
 
 
@@ -378,6 +410,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> messages.AgentCard: ...
 
 
@@ -389,6 +422,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> dict[str, Any]: ...
 
 
@@ -400,6 +434,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> Mapping[str, Any]: ...
 
 
@@ -410,6 +445,7 @@ def read_response(
     body: bytes,
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> Any:
     """The response of ``rpc`` from an answer's status, headers and whole body.
 
@@ -417,9 +453,12 @@ def read_response(
     ``protocol.A2AError`` for an A2A error, ``AuthenticationRequired`` for a refusal
     of the credentials (an HTTP 401; a JSON-RPC error with ``UNAUTHENTICATED_CODE`` or
     a ``WWW-Authenticate`` header), ``jsonrpc.JsonRpcError`` for any other JSON-RPC
-    error and ``ResponseError`` for an answer that is neither.
+    error and ``ResponseError`` for an answer that is neither. ``version="0.3"``: the
+    answer of an A2A 0.3 server, read back into the 1.0 response.
     """
-    return _CLIENT.read_response(rpc, status, headers, body, binding=binding)
+    return _CLIENT.read_response(
+        rpc, status, headers, body, binding=binding, version=version
+    )
 
 
 @overload
@@ -428,6 +467,7 @@ def read_stream(
     chunks: Iterable[bytes],
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> Iterator[messages.StreamResponse]: ...
 
 
@@ -437,21 +477,31 @@ def read_stream(
     chunks: Iterable[bytes],
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> Iterator[messages.StreamResponse]: ...
 
 
 @overload
 def read_stream(
-    rpc: str, chunks: Iterable[bytes], *, binding: Binding = "http+json"
+    rpc: str,
+    chunks: Iterable[bytes],
+    *,
+    binding: Binding = "http+json",
+    version: str | None = None,
 ) -> Iterator[Mapping[str, Any]]: ...
 
 
 def read_stream(
-    rpc: str, chunks: Iterable[bytes], *, binding: Binding = "http+json"
+    rpc: str,
+    chunks: Iterable[bytes],
+    *,
+    binding: Binding = "http+json",
+    version: str | None = None,
 ) -> Iterator[Any]:
     """The responses of an event-stream body given as byte chunks, in order; raises
-    as ``read_response`` does on an error event."""
-    return _CLIENT.read_stream(rpc, chunks, binding=binding)
+    as ``read_response`` does on an error event (``version="0.3"``: 0.3 events, read
+    back as 1.0 ones)."""
+    return _CLIENT.read_stream(rpc, chunks, binding=binding, version=version)
 
 
 @overload
@@ -460,6 +510,7 @@ def aread_stream(
     chunks: AsyncIterable[bytes],
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> AsyncIterator[messages.StreamResponse]: ...
 
 
@@ -469,17 +520,26 @@ def aread_stream(
     chunks: AsyncIterable[bytes],
     *,
     binding: Binding = "http+json",
+    version: str | None = None,
 ) -> AsyncIterator[messages.StreamResponse]: ...
 
 
 @overload
 def aread_stream(
-    rpc: str, chunks: AsyncIterable[bytes], *, binding: Binding = "http+json"
+    rpc: str,
+    chunks: AsyncIterable[bytes],
+    *,
+    binding: Binding = "http+json",
+    version: str | None = None,
 ) -> AsyncIterator[Mapping[str, Any]]: ...
 
 
 def aread_stream(
-    rpc: str, chunks: AsyncIterable[bytes], *, binding: Binding = "http+json"
+    rpc: str,
+    chunks: AsyncIterable[bytes],
+    *,
+    binding: Binding = "http+json",
+    version: str | None = None,
 ) -> AsyncIterator[Any]:
     """``read_stream`` over async byte chunks (``httpx``'s ``aiter_bytes()``)."""
-    return _CLIENT.aread_stream(rpc, chunks, binding=binding)
+    return _CLIENT.aread_stream(rpc, chunks, binding=binding, version=version)

@@ -17,7 +17,7 @@ value raises ``QueryError``, never another exception. The algorithms are in ``_q
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, TypedDict, cast, overload
+from typing import Any, Literal, TypedDict, overload
 
 from . import messages
 from ._query import (

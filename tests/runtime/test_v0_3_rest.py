@@ -9,12 +9,17 @@ generated 0.3 route table's ``transcode`` first, as a server receives them."""
 from __future__ import annotations
 
 import base64
+import importlib
+from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from codegen.runtime import _v0_3_card as card
 from codegen.runtime import _v0_3_rest as rest
+from codegen.runtime import _v0_3_rpc as rpc_module
 from codegen.runtime._v0_3_shapes import ShapeError
 
 compat = pytest.importorskip("a2a.compat.v0_3.conversions")
@@ -24,9 +29,13 @@ from a2a.compat.v0_3 import types as t03  # noqa: E402
 from a2a.types import a2a_pb2 as pb10  # noqa: E402
 from google.protobuf.json_format import MessageToDict, ParseDict  # noqa: E402
 
-from generated.a2a_binding.v0_3 import routes as routes03  # noqa: E402
-
 FromProto, ToProto = proto_utils.FromProto, proto_utils.ToProto
+
+
+@pytest.fixture(scope="module")
+def routes03(a2a: ModuleType) -> ModuleType:
+    """The committed package's 0.3 route table."""
+    return importlib.import_module("a2a_binding.v0_3.routes")
 
 
 def _d(message: Any) -> dict[str, Any]:
@@ -193,12 +202,11 @@ def test_push_configs_as_a2a_sdk_converts_them() -> None:
     assert rest.response_to_v1("DeleteTaskPushNotificationConfig", {}) == {}
 
 
-def _transcoded(verb: str, path: str, query: str = "", body: Any = None) -> Any:
-    route, request = routes03.transcode(verb, path, query, body)
-    return route.rpc, request
+def test_requests_as_a2a_sdk_reads_them(routes03: ModuleType) -> None:
+    def _transcoded(verb: str, path: str, query: str = "", body: Any = None) -> Any:
+        route, request = routes03.transcode(verb, path, query, body)
+        return route.rpc, request
 
-
-def test_requests_as_a2a_sdk_reads_them() -> None:
     send = pb03.SendMessageRequest(
         request=MESSAGE,
         configuration=pb03.SendMessageConfiguration(
@@ -232,6 +240,16 @@ def test_requests_as_a2a_sdk_reads_them() -> None:
     assert rest.request_to_v1(rpc, request) == ("GetTask", _d(expected))
     rpc, request = _transcoded("GET", "/v1/tasks/t1", "historyLength=0")
     assert rest.request_to_v1(rpc, request) == ("GetTask", {"id": "t1"})
+    for zero in (0, "0"):  # ProtoJSON writes an int32 as a number or a string
+        body = {
+            "message": {},
+            "configuration": {"historyLength": zero, "blocking": True},
+        }
+        assert rest.request_to_v1("SendMessage", body)[1]["configuration"] == {}
+        listed = {"parent": "tasks/t", "pageSize": zero}
+        assert rest.request_to_v1("ListTaskPushNotificationConfig", listed)[1] == {
+            "taskId": "t"
+        }
     for verb, path, rpc10 in (
         ("POST", "/v1/tasks/t1:cancel", "CancelTask"),
         ("GET", "/v1/tasks/t1:subscribe", "SubscribeToTask"),
@@ -251,6 +269,20 @@ def test_requests_as_a2a_sdk_reads_them() -> None:
     assert rest.request_to_v1(rpc, request) == (
         "CreateTaskPushNotificationConfig",
         _d(expected),
+    )
+    # a2a-sdk's 0.3 clients send the whole request as the body
+    whole = MessageToDict(create, preserving_proto_field_name=True)
+    rpc, request = _transcoded(
+        "POST", "/v1/tasks/t1/pushNotificationConfigs", body=whole
+    )
+    assert rest.request_to_v1(rpc, request) == (
+        "CreateTaskPushNotificationConfig",
+        _d(expected),
+    )
+    bare = {"parent": "tasks/t1", "config": {"configId": "p9", "config": {}}}
+    assert rest.request_to_v1("CreateTaskPushNotificationConfig", bare) == (
+        "CreateTaskPushNotificationConfig",
+        {"taskId": "t1", "id": "p9"},
     )
     for verb, rpc10 in (
         ("GET", "GetTaskPushNotificationConfig"),
@@ -310,7 +342,7 @@ V1_REQUESTS: list[tuple[str, dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("rpc", "request_"), V1_REQUESTS)
 def test_client_requests_round_trip_through_the_0_3_routes(
-    rpc: str, request_: dict[str, Any]
+    rpc: str, request_: dict[str, Any], routes03: ModuleType
 ) -> None:
     v0_3_rpc, converted = rest.request_from_v1(rpc, request_)
     built = routes03.build(v0_3_rpc, converted)  # type: ignore[call-overload]
@@ -320,6 +352,8 @@ def test_client_requests_round_trip_through_the_0_3_routes(
     again_rpc, again = rest.request_to_v1(v0_3_rpc, transcoded)
     assert again_rpc == rpc
     expected = {k: v for k, v in request_.items()}
+    if rpc.startswith("Send"):  # 0.3 REST says blocking: always a configuration
+        expected.setdefault("configuration", {})
     if rpc == "SendMessage":
         expected["message"] = {
             k: v for k, v in request_["message"].items() if k != "referenceTaskIds"
@@ -372,6 +406,11 @@ def test_list_tasks_has_no_0_3_operation() -> None:
             "SendMessage",
             {"message": {"content": [{"text": 1}]}},
             "message.content[0].text",
+        ),
+        (
+            "SendMessage",
+            {"message": {"content": [{"data": {"data": 5}}]}},
+            "message.content[0].data.data",
         ),
         (
             "SendMessage",
@@ -530,6 +569,11 @@ def test_the_card_in_the_0_3_protos_form_is_read_too() -> None:
     ("value", "field"),
     [
         ({"securitySchemes": {"k": {"type": "magic"}}}, "card.securitySchemes.k.type"),
+        ({"securitySchemes": {"k": {"type": ["x"]}}}, "card.securitySchemes.k.type"),
+        (
+            {"securitySchemes": {"k": {"type": "oauth2", "flows": {"implicit": 1}}}},
+            "card.securitySchemes.k.flows.implicit",
+        ),
         ({"securitySchemes": {"k": []}}, "card.securitySchemes.k"),
         ({"security": [{"k": "x"}]}, "card.security[0].k"),
         ({"skills": {}}, "card.skills"),
@@ -543,3 +587,117 @@ def test_a_malformed_card_is_refused_by_field(
     with pytest.raises(ShapeError) as caught:
         card.card_to_v1({"name": "a", **value})
     assert caught.value.field == field
+
+
+def test_error_bodies_are_the_same_status_on_both_versions() -> None:
+    # a2a-sdk 1.3.0's 0.3 REST adapter renders errors with its 1.0 rest_error_handler:
+    # the google.rpc.Status we write (it adds an empty ErrorInfo metadata), read back
+    # by us as the same error; so response_from_v1 has no error to convert.
+    from a2a.utils import errors
+    from a2a.utils.error_handlers import build_rest_error_payload
+
+    from codegen.runtime._errors import A2A_ERRORS, A2AError
+
+    for name in A2A_ERRORS:
+        theirs = build_rest_error_payload(getattr(errors, name)("boom"))
+        status, ours = A2AError(name, "boom").to_http()
+        for detail in theirs["error"]["details"]:
+            assert detail.pop("metadata") == {}
+        assert (theirs, theirs["error"]["code"]) == (ours, status)
+        read = A2AError.from_status(
+            build_rest_error_payload(getattr(errors, name)("x"))
+        )
+        assert read is not None and (read.kind.name, read.message) == (name, "x")
+
+
+_KEYS = st.sampled_from(
+    [
+        "message",
+        "request",
+        "msg",
+        "content",
+        "parts",
+        "text",
+        "file",
+        "data",
+        "fileWithBytes",
+        "fileWithUri",
+        "file_with_uri",
+        "mimeType",
+        "role",
+        "state",
+        "status",
+        "update",
+        "task",
+        "statusUpdate",
+        "artifactUpdate",
+        "artifact",
+        "artifacts",
+        "history",
+        "name",
+        "parent",
+        "config",
+        "configId",
+        "pushNotificationConfig",
+        "authentication",
+        "schemes",
+        "configuration",
+        "blocking",
+        "pushNotification",
+        "historyLength",
+        "configs",
+        "metadata",
+        "securitySchemes",
+        "security",
+        "type",
+        "flows",
+        "skills",
+        "capabilities",
+        "additionalInterfaces",
+        "kind",
+        "implicit",
+        "id",
+        "taskId",
+    ]
+)
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 9)
+    | st.sampled_from(
+        [
+            "",
+            "x",
+            "tasks/t",
+            "tasks/t/pushNotificationConfigs/p",
+            "ROLE_USER",
+            "TASK_STATE_CANCELLED",
+            "aGk=",
+            "apiKey",
+            "oauth2",
+            "task",
+            "message",
+            "status-update",
+        ]
+    ),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON, which=st.integers(0, 40))
+def test_any_0_3_input_converts_or_is_a_shape_error(value: Any, which: int) -> None:
+    rest_rpcs = sorted(rest.V0_3_REST_RPCS)
+    answers = sorted(rest.V0_3_REST_RPCS.values())
+    calls = (
+        [lambda v, r=r: rest.request_to_v1(r, v) for r in rest_rpcs]
+        + [lambda v, r=r: rest.response_to_v1(r, v) for r in answers]
+        + [lambda v, r=r: rpc_module.result_to_v1(r, v) for r in answers]
+        + [card.card_to_v1]
+    )
+    try:
+        calls[which % len(calls)](value)
+    except ShapeError:
+        pass
