@@ -85,19 +85,11 @@ def load_package(tmp_path: Path) -> Iterator[Callable[..., ModuleType]]:
         sys.path.remove(entry)
 
 
-def example_module() -> ModuleType:
-    """examples/a2a_server.py, imported with the committed generated package on the path."""
-    sys.path[:0] = [str(GENERATED), str(ROOT)]
-    try:
-        return importlib.import_module("examples.a2a_server")
-    finally:
-        del sys.path[:2]
-
-
 @pytest.fixture(scope="session")
-def example() -> ModuleType:
-    """The module examples/a2a_server.py (:func:`example_module`)."""
-    return example_module()
+def example(example_module: ModuleType) -> ModuleType:
+    """The module examples/a2a_server.py (:func:`example_module`, by the name the
+    example's own tests give it)."""
+    return example_module
 
 
 @pytest.fixture(scope="session")

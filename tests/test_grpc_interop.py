@@ -22,6 +22,7 @@ import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import grpc
@@ -46,7 +47,6 @@ from .conftest import (
     GENERATED,
     ROOT,
     compile_request,
-    example_module,
     mypy_strict,
     run_plugin,
     spec_proto,
@@ -105,9 +105,9 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def three_bindings() -> Iterator[tuple[str, str]]:
+def three_bindings(example: ModuleType) -> Iterator[tuple[str, str]]:
     """The example under uvicorn with gRPC on a free port: (HTTP base URL, gRPC target)."""
-    app = example_module().create_app(grpc_port=0, grpc_host="127.0.0.1")
+    app = example.create_app(grpc_port=0, grpc_host="127.0.0.1")
     with running(app) as base:
         assert app.handler.grpc is not None, "the lifespan did not start gRPC"
         yield base, f"127.0.0.1:{app.grpc_port}"
