@@ -76,7 +76,11 @@ fuzz-generator: $(STAMP)
 # fails on a failure not in conformance/expected_failures.json.
 # Then the kit over JSON-RPC and HTTP+JSON against a2a-sdk's gRPC agent behind the gateway
 # (conformance/gateway_agent.py; its list: conformance/expected_failures_gateway.json).
-# Its venv is cached in .conformance/ (ignored by git). About two minutes.
+# Last, the kit's 0.3 branch (../shared/a2a-tck-v0.3) against the example's 0.3 side over
+# JSON-RPC and HTTP+JSON (the example serves no 0.3 gRPC), and its transport-equivalence
+# category over the two; its list: conformance/expected_failures_v0_3.json. About a minute.
+# Its venv is cached in .conformance/ (ignored by git). About four minutes in all.
 conformance: $(STAMP)
 	$(PY) conformance/run.py --categories mandatory,capabilities,quality,features,transport-equivalence --transports jsonrpc,rest,grpc
 	$(PY) conformance/run.py --target gateway --categories mandatory,capabilities,quality,features --transports jsonrpc,rest
+	$(PY) conformance/run.py --kit 0.3 --categories mandatory,capabilities,quality,features,transport-equivalence --transports jsonrpc,rest

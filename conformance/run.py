@@ -1,18 +1,25 @@
 """Run the official A2A conformance kit (a2aproject/a2a-tck) against the example server.
 
-    .venv/bin/python conformance/run.py [--categories mandatory,...] [--transports jsonrpc,rest,grpc]
+    .venv/bin/python conformance/run.py [--kit 1.0|0.3] [--categories mandatory,...] [--transports jsonrpc,rest,grpc]
 
-It copies ``../shared/a2a-tck`` to a temporary folder (the kit writes reports next to
-itself), keeps a venv with the kit's requirements under ``.conformance/venv``, serves
+``--kit`` picks the kit: ``1.0`` (``../shared/a2a-tck``, the default) or ``0.3``
+(``../shared/a2a-tck-v0.3``, the kit's ``0.3.x`` branch: 0.3 method names, shapes and
+card; its failures listed in ``conformance/expected_failures_v0_3.json``). It copies the
+kit to a temporary folder (the kit writes reports next to itself), keeps a venv with
+the kit's requirements under ``.conformance/`` (one per requirements, so kits that ask
+for the same share it), serves
 ``examples/a2a_server.py`` on loopback at a free port (both HTTP bindings at the root:
 the kit drops a base path and posts raw JSON-RPC to the root; gRPC on another free
 port, which the card names; every task held, see examples/agent.py) with a fresh bearer
 token that the kit also gets (its documented ``A2A_AUTH_TYPE``/``A2A_AUTH_TOKEN``),
 runs each category over each transport with the kit's own pytest selection (the
 transport-equivalence category once, over every transport together: it compares
-them), and fails on any failed test not listed in ``conformance/expected_failures.json``
-(an entry's ``transports`` name the transport, or ``all`` for that category). Exit
-status: 0 all failures listed, 1 an unlisted failure, 2 the kit or its venv is missing.
+them), and fails on any failed test not listed in the kit's list
+(``conformance/expected_failures.json`` for 1.0; an entry's ``transports`` name the
+transport, or ``all`` for that category). ``--sut-url`` runs the kit against a server
+already listening there instead (to learn a kit against a reference implementation).
+Exit status: 0 all failures listed, 1 an unlisted failure, 2 the kit or its venv is
+missing.
 """
 
 from __future__ import annotations
@@ -30,13 +37,12 @@ import sys
 import tempfile
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-KIT = ROOT.parent / "shared" / "a2a-tck"
 CACHE = ROOT / ".conformance"
-EXPECTED = Path(__file__).with_name("expected_failures.json")
 # --target gateway: a2a-sdk's gRPC agent behind the generated app, its own list.
 GATEWAY = Path(__file__).with_name("gateway_agent.py")
 EXPECTED_GATEWAY = Path(__file__).with_name("expected_failures_gateway.json")
@@ -49,15 +55,65 @@ EXTRAS = [
     "proto-plus",
     "protobuf",
 ]
-# The kit's own selection per category (run_tck.py, category_configs).
-CATEGORIES = {
-    "mandatory": ("tests/mandatory/", "mandatory or mandatory_protocol"),
+# Each kit's own selection per category (its run_tck.py, category_configs).
+OPTIONAL = {
     "capabilities": ("tests/optional/capabilities/", None),
     "quality": ("tests/optional/quality/", None),
     "features": ("tests/optional/features/", None),
     "transport-equivalence": (
         "tests/optional/multi_transport/",
         "transport_equivalence",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Kit:
+    """One conformance kit: where it is, its list of expected failures, and how its
+    run_tck.py selects the tests of a category (mandatory over JSON-RPC on its own)."""
+
+    folder: Path
+    expected: Path
+    categories: dict[str, tuple[str, str | None]]
+    mandatory_jsonrpc: tuple[str, str]
+    reports: str  # folder under .conformance/ keeping the last run's reports
+
+    def selection(self, category: str, transport: str) -> tuple[str, str | None]:
+        """The kit's test folder and marker expression for a category and transport."""
+        if category == "mandatory" and transport == "jsonrpc":
+            return self.mandatory_jsonrpc
+        return self.categories[category]
+
+
+KITS = {
+    "1.0": Kit(
+        folder=ROOT.parent / "shared" / "a2a-tck",
+        expected=Path(__file__).with_name("expected_failures.json"),
+        categories={
+            "mandatory": ("tests/mandatory/", "mandatory or mandatory_protocol"),
+            **OPTIONAL,
+        },
+        # run_tck.py adds mandatory_jsonrpc for JSON-RPC
+        mandatory_jsonrpc=(
+            "tests/mandatory/",
+            "mandatory or mandatory_protocol or mandatory_jsonrpc",
+        ),
+        reports="reports",
+    ),
+    # The 0.3.x branch's run_tck.py: the JSON-RPC compliance tests over JSON-RPC only,
+    # the protocol tests alone over any other transport.
+    "0.3": Kit(
+        folder=ROOT.parent / "shared" / "a2a-tck-v0.3",
+        expected=Path(__file__).with_name("expected_failures_v0_3.json"),
+        categories={
+            "mandatory": ("tests/mandatory/protocol/", "mandatory_protocol"),
+            **OPTIONAL,
+        },
+        mandatory_jsonrpc=(
+            "tests/mandatory/",
+            "mandatory_jsonrpc or mandatory_protocol",
+        ),
+        reports="reports-v0_3",
     ),
 }
 # Categories run once over all the transports together, reported as transport "all".
@@ -69,16 +125,22 @@ SERVE = (
 )
 
 
-def kit_venv() -> Path:
-    """The venv holding the kit's requirements, made once per requirements file."""
-    python = CACHE / "venv" / "bin" / "python"
-    wanted = hashlib.sha256((KIT / "requirements.txt").read_bytes()).hexdigest()
-    stamp = CACHE / "venv" / ".requirements"
+def kit_venv(kit: Kit) -> Path:
+    """The venv holding the kit's requirements, made once per requirements file: the
+    1.0 kit's in ``.conformance/venv``, another kit's there too when it asks for the
+    same (the 0.3 kit does), else in a venv named by its requirements' hash."""
+    requirements = (kit.folder / "requirements.txt").read_bytes()
+    wanted = hashlib.sha256(requirements).hexdigest()
+    first = KITS["1.0"].folder / "requirements.txt"
+    same = first.exists() and first.read_bytes() == requirements
+    venv = CACHE / ("venv" if same else f"venv-{wanted[:12]}")
+    python = venv / "bin" / "python"
+    stamp = venv / ".requirements"
     if python.exists() and stamp.exists() and stamp.read_text() == wanted:
         return python
     CACHE.mkdir(exist_ok=True)
     (CACHE / ".gitignore").write_text("*\n")  # the cache ignores itself
-    subprocess.run([sys.executable, "-m", "venv", str(CACHE / "venv")], check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run(
         [
             str(python),
@@ -87,7 +149,7 @@ def kit_venv() -> Path:
             "install",
             "--quiet",
             "-r",
-            str(KIT / "requirements.txt"),
+            str(kit.folder / "requirements.txt"),
             *EXTRAS,
         ],
         check=True,
@@ -139,14 +201,18 @@ def serve(port: int, token: str, target: str = "example") -> subprocess.Popen[by
 
 
 def run_kit(
-    python: Path, kit: Path, url: str, category: str, transport: str, token: str
+    python: Path,
+    kit: Kit,
+    copy: Path,
+    url: str,
+    category: str,
+    transport: str,
+    token: str,
 ) -> dict[str, Any]:
     """One category over one transport (or several, comma-separated, for a category
-    that compares them); the kit's JSON report."""
-    path, markers = CATEGORIES[category]
-    if category == "mandatory" and transport == "jsonrpc":
-        markers = f"{markers} or mandatory_jsonrpc"  # as run_tck.py adds for JSON-RPC
-    report = kit / "reports" / f"{category}-{transport.replace(',', '+')}.json"
+    that compares them) of the kit copied to ``copy``; the kit's JSON report."""
+    path, markers = kit.selection(category, transport)
+    report = copy / "reports" / f"{category}-{transport.replace(',', '+')}.json"
     command = [
         str(python),
         "-m",
@@ -169,14 +235,15 @@ def run_kit(
     env = dict(os.environ, A2A_AUTH_TYPE="bearer", A2A_AUTH_TOKEN=token)
     subprocess.run(
         command,
-        cwd=kit,
+        cwd=copy,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     result: dict[str, Any] = json.loads(report.read_text())
-    (CACHE / "reports").mkdir(exist_ok=True)  # kept for reading the failures afterwards
-    shutil.copy(report, CACHE / "reports" / report.name)
+    kept = CACHE / kit.reports  # kept for reading the failures afterwards
+    kept.mkdir(parents=True, exist_ok=True)
+    shutil.copy(report, kept / report.name)
     return result
 
 
@@ -205,26 +272,40 @@ def main() -> int:
         default="example",
         help="the example server, or a2a-sdk's gRPC agent behind the gateway",
     )
+    parser.add_argument(
+        "--kit", choices=sorted(KITS), default="1.0", help="the kit's protocol version"
+    )
+    parser.add_argument(
+        "--sut-url",
+        help="run against a server already listening at this URL (none is started)",
+    )
     args = parser.parse_args()
-    if not (KIT / "run_tck.py").exists():
-        print(f"conformance: no kit at {KIT}", file=sys.stderr)
+    kit = KITS[args.kit]
+    if not (kit.folder / "run_tck.py").exists():
+        print(f"conformance: no kit at {kit.folder}", file=sys.stderr)
         return 2
-    listing = EXPECTED if args.target == "example" else EXPECTED_GATEWAY
+    if args.target == "gateway" and args.kit != "1.0":
+        parser.error("the gateway is run with the 1.0 kit only")
+    listing = kit.expected if args.target == "example" else EXPECTED_GATEWAY
     expected: list[dict[str, Any]] = json.loads(listing.read_text())["failures"]
     started = time.monotonic()
-    python = kit_venv()
-    port = free_port()
+    python = kit_venv(kit)
     token = secrets.token_urlsafe(24)  # the extended card's bearer token for this run
-    server = serve(port, token, args.target)
+    if args.sut_url:
+        url, server = args.sut_url, None
+    else:
+        port = free_port()
+        # localhost, not 127.0.0.1: the card echoes the host the client used.
+        url, server = f"http://localhost:{port}", serve(port, token, args.target)
     unexpected: list[str] = []
     used: set[int] = set()
     rows: list[tuple[str, str, dict[str, int]]] = []
     outcomes: dict[str, str] = {}
     try:
         with tempfile.TemporaryDirectory(prefix="a2a-tck-") as folder:
-            kit = Path(folder) / "a2a-tck"
+            copy = Path(folder) / "a2a-tck"
             shutil.copytree(
-                KIT, kit, ignore=shutil.ignore_patterns(".git", "__pycache__")
+                kit.folder, copy, ignore=shutil.ignore_patterns(".git", "__pycache__")
             )
             for category in args.categories.split(","):
                 runs = (
@@ -233,15 +314,7 @@ def main() -> int:
                     else [(t, t) for t in args.transports.split(",")]
                 )
                 for transport, selected in runs:
-                    # localhost, not 127.0.0.1: the card echoes the host the client used.
-                    result = run_kit(
-                        python,
-                        kit,
-                        f"http://localhost:{port}",
-                        category,
-                        selected,
-                        token,
-                    )
+                    result = run_kit(python, kit, copy, url, category, selected, token)
                     counts = {"passed": 0, "failed": 0, "skipped": 0}
                     for test in result["tests"]:
                         outcome = (
@@ -260,8 +333,9 @@ def main() -> int:
                             used.add(id(entry))
                     rows.append((category, transport, counts))
     finally:
-        server.terminate()
-        server.wait(10)
+        if server is not None:
+            server.terminate()
+            server.wait(10)
     print("\n| category | binding | passed | failed | skipped |\n|---|---|---|---|---|")
     for category, transport, counts in rows:
         print(

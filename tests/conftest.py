@@ -86,6 +86,13 @@ def load_package(tmp_path: Path) -> Iterator[Callable[..., ModuleType]]:
 
 
 @pytest.fixture(scope="session")
+def example(example_module: ModuleType) -> ModuleType:
+    """The module examples/a2a_server.py (:func:`example_module`, by the name the
+    example's own tests give it)."""
+    return example_module
+
+
+@pytest.fixture(scope="session")
 def a2a() -> ModuleType:
     """The committed generated/a2a_binding package (what users vendor)."""
     sys.path.insert(0, str(GENERATED))

@@ -3,7 +3,8 @@
 ``install()`` copies ``tests/js/`` (package.json, package-lock.json, the scripts) into
 ``.cache/js/<lock hash>/`` and runs ``npm ci`` there on first use, so the repository
 tree never holds a node_modules folder and a changed lockfile gets a fresh install.
-Tests skip, saying why, where node or npm is missing or too old.
+Tests skip, saying why, where node or npm is missing or too old; under ``CI=true`` they
+fail instead, so a CI run never passes without the JS side.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, NoReturn
 
 import pytest
 
@@ -28,11 +29,18 @@ NODE_MAJOR = 20  # @a2a-js/sdk 1.3.0 declares engines.node >= 20
 INSTALL_TIMEOUT = 600.0
 
 
+def _unavailable(reason: str) -> NoReturn:
+    """Skips the calling test, or fails it under ``CI=true`` (CI must run it)."""
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"CI=true: {reason}")
+    pytest.skip(reason)
+
+
 def node() -> str:
     """The node executable; skips the calling test when there is none or it is too old."""
     found = shutil.which("node")
     if found is None:
-        pytest.skip(
+        _unavailable(
             "node is not on PATH: the @a2a-js/sdk interop tests need Node >= 20"
         )
     version = subprocess.run(
@@ -40,7 +48,7 @@ def node() -> str:
     )
     major = int(version.stdout.strip().lstrip("v").split(".")[0])
     if major < NODE_MAJOR:
-        pytest.skip(
+        _unavailable(
             f"node {version.stdout.strip()} is older than the {NODE_MAJOR} @a2a-js/sdk needs"
         )
     return found
@@ -70,7 +78,9 @@ def install() -> Path:
     node()
     npm = shutil.which("npm")
     if npm is None:
-        pytest.skip("npm is not on PATH: it installs @a2a-js/sdk for the interop tests")
+        _unavailable(
+            "npm is not on PATH: it installs @a2a-js/sdk for the interop tests"
+        )
     folder = CACHE / _lock_hash()
     with _locked(CACHE / ".install.lock"):
         if not (folder / "node_modules" / ".installed").is_file():
@@ -105,3 +115,23 @@ def install() -> Path:
         for script in SOURCES.glob("*.mjs"):
             shutil.copy2(script, folder / script.name)
     return folder
+
+
+def run_script(
+    folder: Path, script: str, config: object, timeout: float = 30.0
+) -> dict[str, Any]:
+    """Runs one of the tests/js scripts from ``install()``'s folder with ``config`` as
+    its JSON argument; the one JSON object it prints. Fails the test, with node's
+    stderr, when the script exits non-zero or prints nothing."""
+    done = subprocess.run(
+        [node(), str(folder / script), json.dumps(config)],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert (
+        done.returncode == 0 and done.stdout
+    ), f"{script} failed ({done.returncode}):\n{done.stderr[-3000:]}"
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result

@@ -5,9 +5,7 @@ messages, the card and the extended card behind its bearer token."""
 from __future__ import annotations
 
 import base64
-import importlib
 import json
-import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -15,19 +13,10 @@ from typing import Any
 import httpx
 import pytest
 
-from .conftest import GENERATED, ROOT
+
 from .servers import running
 
 V = {"A2A-Version": "1.0"}
-
-
-@pytest.fixture(scope="module")
-def example() -> Any:
-    sys.path[:0] = [str(GENERATED), str(ROOT)]
-    try:
-        return importlib.import_module("examples.a2a_server")
-    finally:
-        del sys.path[:2]
 
 
 @pytest.fixture()

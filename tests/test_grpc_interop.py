@@ -22,6 +22,7 @@ import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import grpc
@@ -51,7 +52,7 @@ from .conftest import (
     spec_proto,
 )
 from .servers import GrpcGateway, running
-from .test_interop import _every_operation, _message, example_server
+from .test_interop import _every_operation, _message
 from .test_serving import CARD, MemoryAgent
 
 sys.path.insert(0, str(GENERATED))
@@ -104,9 +105,9 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def three_bindings() -> Iterator[tuple[str, str]]:
+def three_bindings(example: ModuleType) -> Iterator[tuple[str, str]]:
     """The example under uvicorn with gRPC on a free port: (HTTP base URL, gRPC target)."""
-    app = example_server().create_app(grpc_port=0, grpc_host="127.0.0.1")
+    app = example.create_app(grpc_port=0, grpc_host="127.0.0.1")
     with running(app) as base:
         assert app.handler.grpc is not None, "the lifespan did not start gRPC"
         yield base, f"127.0.0.1:{app.grpc_port}"

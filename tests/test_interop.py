@@ -9,9 +9,7 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
-import sys
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
@@ -24,24 +22,14 @@ from a2a.client.transports.tenant_decorator import TenantTransportDecorator
 from a2a.types import a2a_pb2 as pb
 from a2a.utils import errors
 
-from .conftest import GENERATED, ROOT
 from .servers import running
 
 HEADERS = {"A2A-Version": "1.0"}
 
 
-def example_server() -> ModuleType:
-    """examples/a2a_server.py, imported with the generated package on the path."""
-    sys.path[:0] = [str(GENERATED), str(ROOT)]
-    try:
-        return importlib.import_module("examples.a2a_server")
-    finally:
-        del sys.path[:2]
-
-
 @pytest.fixture(scope="module")
-def our_server() -> Iterator[str]:
-    with running(example_server().create_app()) as base:
+def our_server(example: ModuleType) -> Iterator[str]:
+    with running(example.create_app()) as base:
         yield base
 
 
@@ -133,7 +121,7 @@ def _transport(kind: str, client: httpx.AsyncClient, base: str, tenant: str) -> 
 @pytest.mark.parametrize("tenant", ["", "acme"])
 @pytest.mark.parametrize("kind", ["rest", "jsonrpc"])
 def test_sdk_clients_against_our_server(
-    our_server: str, kind: str, tenant: str
+    our_server: str, example: ModuleType, kind: str, tenant: str
 ) -> None:
     sent: list[str] = []
 
@@ -142,7 +130,7 @@ def test_sdk_clients_against_our_server(
 
     async def scenario() -> dict[str, Any]:
         # The extended card needs the example's bearer token; the other operations ignore it.
-        bearer = {"Authorization": f"Bearer {example_server().DEFAULT_TOKEN}"}
+        bearer = {"Authorization": f"Bearer {example.DEFAULT_TOKEN}"}
         async with httpx.AsyncClient(
             timeout=10, headers=bearer, event_hooks={"request": [record]}
         ) as client:

@@ -15,7 +15,6 @@ Node and npm are needed; tests/jsenv.py installs the SDK into .cache/js/ on firs
 
 from __future__ import annotations
 
-import importlib
 import json
 import select
 import subprocess
@@ -31,7 +30,7 @@ import httpx
 import pytest
 
 from . import jsenv
-from .conftest import GENERATED, ROOT
+
 from .servers import running
 
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
@@ -674,15 +673,6 @@ def test_known_difference_js_ignores_the_version_query_parameter(
 
 
 @pytest.fixture(scope="module")
-def example() -> ModuleType:
-    sys.path[:0] = [str(GENERATED), str(ROOT)]
-    try:
-        return importlib.import_module("examples.a2a_server")
-    finally:
-        del sys.path[:2]
-
-
-@pytest.fixture(scope="module")
 def our_server(example: ModuleType) -> Iterator[str]:
     """The example serving all three bindings (gRPC on a free port, in its card)."""
     app = example.create_app(grpc_port=0, grpc_host="127.0.0.1")
@@ -701,18 +691,7 @@ def _run_js_client(
         "awkwardIds": AWKWARD_IDS,
         "bearer": bearer,
     }
-    done = subprocess.run(
-        [jsenv.node(), str(js_dir / "client.mjs"), json.dumps(config)],
-        cwd=js_dir,
-        capture_output=True,
-        text=True,
-        timeout=NODE_TIMEOUT,
-    )
-    assert (
-        done.returncode == 0 and done.stdout
-    ), f"client.mjs failed ({done.returncode}):\n{done.stderr[-3000:]}"
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
+    return jsenv.run_script(js_dir, "client.mjs", config, NODE_TIMEOUT)
 
 
 def _card_problem(base: str, result: dict[str, Any]) -> str:

@@ -14,9 +14,7 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -45,7 +43,7 @@ from codegen.model import BindingFile, Field, Method, build_files
 from codegen.openapi import openapi_document
 from codegen.options import Options
 
-from .conftest import GENERATED, PROTO, ROOT, SPEC_TAGS, compile_request, spec_proto
+from .conftest import PROTO, SPEC_TAGS, compile_request, spec_proto
 from .servers import running
 
 FEATURES = sorted((PROTO / "features").glob("*.proto"))
@@ -526,16 +524,6 @@ def _settings() -> Callable[[Any], Any]:
         phases=[Phase.explicit, Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-
-
-@pytest.fixture(scope="module")
-def example() -> Any:
-    """The module examples/a2a_server.py (it imports the committed generated package)."""
-    sys.path[:0] = [str(GENERATED), str(ROOT)]
-    try:
-        return importlib.import_module("examples.a2a_server")
-    finally:
-        del sys.path[:2]
 
 
 @pytest.fixture(scope="module")

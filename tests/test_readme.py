@@ -18,7 +18,6 @@ from codegen.plugin import generate
 
 from .conftest import GENERATED, ROOT, mypy_strict
 from .servers import running
-from .test_example_agent import example  # noqa: F401  (the example server, a fixture)
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 MARK = "<!-- checked: mypy --strict -->\n```python\n"

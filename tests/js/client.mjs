@@ -2,7 +2,8 @@
 //
 //   node client.mjs '{"base": "http://127.0.0.1:PORT",
 //                     "binding": "HTTP+JSON" | "JSONRPC" | "GRPC",
-//                     "tenant": "", "awkwardIds": [...], "bearer": "<token>"}'
+//                     "tenant": "", "awkwardIds": [...], "bearer": "<token>",
+//                     "legacy": false}'
 //
 // Discovers the agent from <base>/.well-known/agent-card.json with the SDK's own
 // ClientFactory (preferring the binding asked for; GRPC through its
@@ -10,7 +11,10 @@
 // one JSON object: the card, the transport chosen, every HTTP request the SDK sent (over
 // gRPC only the card's), and per
 // step either {"ok": <ProtoJSON>} or {"error": {...}}. A step that fails never stops
-// the others, so the Python test sees every answer.
+// the others, so the Python test sees every answer. With "legacy": true every call
+// after discovery goes through 1.3.0's 0.3 transports (LegacyJsonRpcTransport,
+// LegacyRestTransport from @a2a-js/sdk/compat/v0_3/client) to the card's interface of
+// that binding: the same 1.0 calls, spoken as 0.3 on the wire (tests/test_js_interop_v0_3.py).
 import {
   AgentCard,
   ListTaskPushNotificationConfigsResponse,
@@ -30,22 +34,10 @@ import {
   TenantTransportDecorator,
 } from '@a2a-js/sdk/client';
 
-const config = JSON.parse(process.argv[2]);
-const sent = [];
+import { fetchRecorder, stepRunner } from './harness.mjs';
 
-// Records what goes on the wire; everything else is the SDK's own behaviour.
-async function recordingFetch(input, init) {
-  const url = new URL(typeof input === 'object' && 'url' in input ? input.url : String(input));
-  const headers = new Headers(init?.headers ?? {});
-  sent.push({
-    method: init?.method ?? 'GET',
-    path: url.pathname,
-    query: url.search,
-    version: headers.get('A2A-Version'),
-    contentType: headers.get('Content-Type'),
-  });
-  return fetch(input, init);
-}
+const config = JSON.parse(process.argv[2]);
+const { sent, recordingFetch } = fetchRecorder();
 
 function describe(error) {
   return {
@@ -59,23 +51,7 @@ function describe(error) {
   };
 }
 
-const steps = {};
-const STEP_TIMEOUT_MS = 5000;
-// One step that hangs (a stream that never ends) is reported as such, and the rest run.
-async function step(name, run) {
-  process.stderr.write(`step ${name}\n`);
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`step timed out after ${STEP_TIMEOUT_MS} ms`)), STEP_TIMEOUT_MS);
-  });
-  try {
-    steps[name] = { ok: (await Promise.race([run(), timeout])) ?? null };
-  } catch (error) {
-    steps[name] = { error: describe(error) };
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const { steps, step } = stepRunner(describe);
 
 const sendResult = (result) =>
   'messageId' in result ? { message: Message.toJSON(result) } : { task: Task.toJSON(result) };
@@ -131,6 +107,12 @@ try {
 } catch (error) {
   process.stdout.write(JSON.stringify({ discovery: describe(error), sent }) + '\n');
   process.exit(0);
+}
+if (config.legacy) {
+  const { LegacyJsonRpcTransport, LegacyRestTransport } = await import('@a2a-js/sdk/compat/v0_3/client');
+  const endpoint = card.supportedInterfaces.find((i) => i.protocolBinding === config.binding).url;
+  const Legacy = config.binding === 'JSONRPC' ? LegacyJsonRpcTransport : LegacyRestTransport;
+  client = new Client(new Legacy({ endpoint, fetchImpl: recordingFetch }), card);
 }
 if (config.tenant) {
   client = new Client(new TenantTransportDecorator(client.transport, config.tenant), card);
@@ -226,6 +208,7 @@ process.stdout.write(
   JSON.stringify({
     card: AgentCard.toJSON(card),
     transport: client.transport.protocolName,
+    protocolVersion: client.transport.protocolVersion,
     steps,
     sent,
   }) + '\n',
