@@ -1,15 +1,19 @@
-"""The example's agent card as a 1.0 client reads it, since it serves 0.3 beside 1.0
-(issue 24).
+"""The example's agent card by the version a client names, since it serves 0.3 beside
+1.0 (issue 24).
 
-A 1.0 client that says ``A2A-Version: 1.0`` should read a 1.0 card: the 1.0
-conformance kit holds every ``securitySchemes`` value to one member of the proto's oneof
+A client naming ``A2A-Version: 1.0`` reads the 1.0 card as given: the 1.0 conformance
+kit holds every ``securitySchemes`` value to one member of the proto's oneof
 (``assert len(security_scheme.keys()) == 1`` in its
-test_security_scheme_structure_compliance and three more tests), where a 0.3 client
-reads the 0.3 form (``type``, ``scheme``) of the same scheme.
+test_security_scheme_structure_compliance and three more tests). A request naming no
+version is 0.3 (§3.6.2), and 0.3 clients send none: it gets the card both kinds of
+client read, each scheme in its 0.3 form (``type``, ``scheme``) as well, and the 0.3
+fields (``url``, ``preferredTransport``, ...). The two forms have their own ``ETag``,
+and both say ``Vary: A2A-Version``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from types import ModuleType
 
 import httpx
@@ -17,28 +21,43 @@ import pytest
 
 from .servers import running
 
-# Found by the conformance run (issue 24); the 1.0 kit itself sends no A2A-Version, which
-# is a 0.3 request, so for it the choice stays open: see the report / README.
-MERGED_SCHEMES = (
-    "the card the example serves (codegen/runtime/_v0_3_card.card_for_both) merges each "
-    "security scheme's 0.3 form into its 1.0 form, {'httpAuthSecurityScheme': {...}, "
-    "'type': 'http', 'description': ..., 'scheme': 'Bearer'}, even to a request with "
-    "A2A-Version: 1.0; on that card the 1.0 kit (which sends no version) fails "
-    "test_security_scheme_structure_compliance, test_authentication_scheme_consistency, "
-    "test_security_scheme_consistency and test_invalid_authentication over every "
-    "transport (make conformance: unlisted). a2a-sdk 1.3.0's agent_card_to_dict merges "
-    "the same way"
-)
+CARD = "/.well-known/agent-card.json"
 
 
-@pytest.mark.xfail(strict=True, reason=MERGED_SCHEMES)
-def test_a_1_0_client_reads_one_member_per_security_scheme(example: ModuleType) -> None:
-    with running(example.create_app()) as base:
-        card = httpx.get(
-            f"{base}/.well-known/agent-card.json", headers={"A2A-Version": "1.0"}
-        ).json()
+@pytest.fixture(scope="module")
+def base(example_module: ModuleType) -> Iterator[str]:
+    with running(example_module.create_app()) as url:
+        yield url
+
+
+def test_a_1_0_client_reads_one_member_per_security_scheme(base: str) -> None:
+    answer = httpx.get(base + CARD, headers={"A2A-Version": "1.0"})
+    card = answer.json()
     schemes = card["securitySchemes"]
     assert schemes, card
     for name, scheme in schemes.items():
         assert len(scheme) == 1, (name, scheme)  # one member of the oneof
         assert next(iter(scheme)).endswith("SecurityScheme"), (name, scheme)
+    assert "url" not in card and "preferredTransport" not in card
+    assert answer.headers["vary"] == "A2A-Version"
+
+
+def test_a_request_naming_no_version_reads_the_card_0_3_clients_read(base: str) -> None:
+    plain = httpx.get(base + CARD, headers={"A2A-Version": "1.0"})
+    answer = httpx.get(base + CARD)
+    card = answer.json()
+    assert card["protocolVersion"].startswith("0.3") and card["url"]
+    assert card["supportedInterfaces"] == plain.json()["supportedInterfaces"]
+    bearer = card["securitySchemes"]["bearer"]
+    assert bearer["type"] == "http" and "httpAuthSecurityScheme" in bearer
+    assert answer.headers["vary"] == "A2A-Version"
+    assert answer.headers["etag"] != plain.headers["etag"]
+    assert httpx.get(base + CARD, headers={"A2A-Version": "0.3"}).json() == card
+    # Each form's ETag validates that form only.
+    current = httpx.get(base + CARD, headers={"If-None-Match": answer.headers["etag"]})
+    assert current.status_code == 304
+    other = httpx.get(
+        base + CARD,
+        headers={"If-None-Match": answer.headers["etag"], "A2A-Version": "1.0"},
+    )
+    assert other.status_code == 200

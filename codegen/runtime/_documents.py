@@ -65,8 +65,9 @@ class Documents:
     ``openapi`` is the document's JSON text (None: not served); without ``servers`` it
     is given one, the base URL followed by ``http_json_prefix``. ``link_openapi``
     sets the card's ``documentationUrl`` to the base URL followed by
-    ``openapi_path``. ``compose`` makes the card served of the card given (the one
-    0.3 clients read as well, say).
+    ``openapi_path``. ``compose`` makes a second form of the card, served where
+    ``card`` is asked for it (the one 0.3 clients read as well, say); the card then
+    varies by ``vary`` (a request header's name), said in each answer's ``Vary``.
     """
 
     def __init__(
@@ -80,15 +81,18 @@ class Documents:
         http_json_prefix: str | None,
         link_openapi: bool,
         compose: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        vary: str = "",
     ) -> None:
         self._created = last_modified or datetime.now(timezone.utc)
         self._max_age = max_age
-        # Per base URL and tenant, most recent last: the last rendering's ETag and time.
-        self._renderings: dict[tuple[str, str], tuple[str, datetime | None]] = {}
+        # Per base URL, tenant and form, most recent last: the last rendering's ETag
+        # and time.
+        self._renderings: dict[tuple[str, str, bool], tuple[str, datetime | None]] = {}
         self._card_source = card
         self._card_for_tenant = callable(card) and _takes_two(card)
         self._link_openapi = link_openapi
         self._compose = compose
+        self._vary = ((("Vary", vary),) if vary else ()) if compose else ()
         self._openapi_path = openapi_path
         self._prefix = http_json_prefix
         self._openapi: dict[str, Any] = {}
@@ -103,9 +107,14 @@ class Documents:
         elif link_openapi:
             raise ValueError("link_openapi_in_card needs an openapi document")
         # A fixed answer is rendered once; one that names URLs, per request.
-        self._fixed_card: Document | None = None
+        self._fixed_cards: dict[bool, Document] = {}
         if not callable(card) and not link_openapi:
-            self._fixed_card = self._fixed(encode(self._composed(dict(card))))
+            self._fixed_cards = {
+                composed: self._varied(
+                    self._fixed(encode(self._composed(dict(card), composed)))
+                )
+                for composed in ((False, True) if compose else (False,))
+            }
         self._fixed_openapi: Document | None = None
         if openapi is not None and (
             "servers" in self._openapi or http_json_prefix is None
@@ -120,8 +129,9 @@ class Documents:
         headers = cache_headers(etag, modified, max_age=self._max_age)
         return Document(body, headers, etag, modified)
 
-    def _rendered(self, key: tuple[str, str], body: bytes) -> Document:
-        """A rendering for ``key`` (base URL and tenant), with its modification time."""
+    def _rendered(self, key: tuple[str, str, bool], body: bytes) -> Document:
+        """A rendering for ``key`` (base URL, tenant, form), with its modification
+        time."""
         etag = entity_tag(body)
         last = self._renderings.pop(key, None)  # put back below: most recent last
         modified: datetime | None
@@ -138,11 +148,15 @@ class Documents:
         self._renderings[key] = (etag, modified)
         return self._document(body, etag, modified)
 
-    def card(self, base: Callable[[], str], tenant: str = "") -> Document:
+    def card(
+        self, base: Callable[[], str], tenant: str = "", composed: bool = True
+    ) -> Document:
         """The agent card of ``tenant`` (``""``: the root's); ``base`` gives the
-        request's base URL."""
-        if self._fixed_card is not None:
-            return self._fixed_card
+        request's base URL; ``composed``: in the form ``compose`` makes (when there is
+        one)."""
+        composed = composed and self._compose is not None
+        if self._fixed_cards:
+            return self._fixed_cards[composed]
         url = base()
         source = self._card_source
         if not self._card_for_tenant:
@@ -153,10 +167,18 @@ class Documents:
             card = dict(cast(TenantCardSource[Mapping[str, Any]], source)(url, tenant))
         if self._link_openapi:
             card["documentationUrl"] = url + (self._openapi_path or "")
-        return self._rendered((url, tenant), encode(self._composed(card)))
+        return self._varied(
+            self._rendered(
+                (url, tenant, composed), encode(self._composed(card, composed))
+            )
+        )
 
-    def _composed(self, card: dict[str, Any]) -> dict[str, Any]:
-        return card if self._compose is None else self._compose(card)
+    def _varied(self, card: Document) -> Document:
+        """A card with the ``Vary`` of its forms (when it has two)."""
+        return card._replace(headers=card.headers + list(self._vary))
+
+    def _composed(self, card: dict[str, Any], composed: bool) -> dict[str, Any]:
+        return self._compose(card) if composed and self._compose else card
 
     def openapi(self, base: Callable[[], str]) -> Document:
         """The OpenAPI document; ``base`` gives the request's base URL."""
@@ -170,7 +192,7 @@ class Documents:
             if key == "info":  # where OpenAPI documents usually put it
                 document["servers"] = [server]
         document.setdefault("servers", [server])
-        return self._rendered((url, ""), encode(document))
+        return self._rendered((url, "", False), encode(document))
 
 
 def _takes_two(function: Callable[..., Any]) -> bool:

@@ -214,6 +214,11 @@ class VersionPolicy:
         self._v0_3 = SupportedVersions((DEFAULT_VERSION,))
         self._later = versions.excluding(DEFAULT_VERSION)
 
+    def speaks_v0_3(self, params: ServiceParams) -> bool:
+        """Whether a request without a form of its own (the agent card) is 0.3's: it
+        names 0.3 or no version."""
+        return not params.version_named or self._v0_3.supports(params.version)
+
     def check(self, params: ServiceParams, *, v0_3: bool = False) -> ServiceParams:
         """``params`` with the version the request is served as, or ``A2AError``
         ``VersionNotSupportedError``; ``v0_3``: the request is in 0.3's form."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ._jsonrpc import INTERNAL_ERROR, JsonRpcError
 from ._v0_3 import V0_3_METHODS, V0_3_RPCS, error_code_to_v0_3, final_update
 from ._v0_3_card import card_answer_from_v1, card_to_v1
 from ._v0_3_shapes import (
@@ -33,6 +34,7 @@ __all__ = [
     "error_from_v1",
     "params_from_v1",
     "params_to_v1",
+    "rpc_of",
     "push_config_from_v1",
     "push_config_to_v1",
     "result_from_v1",
@@ -79,7 +81,8 @@ def _flat_config(config: Json, where: str) -> Json:
         if schemes:  # 1.0 has one scheme: the first (none: 1.0 validation refuses)
             converted["scheme"] = schemes[0]
         _copy(auth, converted, {"credentials": "credentials"})
-        out["authentication"] = converted
+        if converted:  # an empty one says nothing (1.0 would require a scheme)
+            out["authentication"] = converted
     return out
 
 
@@ -167,12 +170,28 @@ _PARAMS: dict[str, Callable[[Json], Json]] = {
 }
 
 
-def params_to_v1(method: str, params: object) -> tuple[str, Json]:
-    """The 1.0 rpc and request for a 0.3 ``method``'s ``params`` (absent params are
-    ``{}``); ``KeyError`` for a method 0.3 does not have."""
+_LISTED = "ListTaskPushNotificationConfigs"
+
+
+def rpc_of(method: str, params: object) -> str:
+    """The 1.0 rpc a 0.3 call is served by: its method's, but for
+    ``tasks/pushNotificationConfig/get`` without ``pushNotificationConfigId``, which
+    0.3 answers with the task's first config (1.0 requires the id): ListTasks...
+    Configs, whose first config ``result_from_v1`` answers; ``KeyError`` for a
+    method 0.3 does not have."""
     rpc = V0_3_METHODS[method].rpc
+    if method == "tasks/pushNotificationConfig/get" and not (
+        isinstance(params, dict) and params.get("pushNotificationConfigId")
+    ):
+        return _LISTED
+    return rpc
+
+
+def params_to_v1(method: str, params: object) -> tuple[str, Json]:
+    """The 1.0 rpc (``rpc_of``) and request for a 0.3 ``method``'s ``params`` (absent
+    params are ``{}``); ``KeyError`` for a method 0.3 does not have."""
     value = _object({} if params is None else params, "params")
-    return rpc, _PARAMS[method](value)
+    return rpc_of(method, params), _PARAMS[method](value)
 
 
 def stream_event_from_v1(event: Json, *, final: bool | None = None) -> Json:
@@ -192,14 +211,20 @@ def stream_event_from_v1(event: Json, *, final: bool | None = None) -> Json:
     raise ShapeError("result", "a stream response with no event")
 
 
-def result_from_v1(method: str, result: Json) -> Any:
-    """The 0.3 ``result`` of ``method`` for the 1.0 handler's answer (for
-    ``tasks/pushNotificationConfig/delete``, which answers nothing, ``None``; for the
-    extended card, the card as it is when it lists no interface 0.3 can call)."""
+def result_from_v1(method: str, result: Json, rpc: str = "") -> Any:
+    """The 0.3 ``result`` of ``method`` for the 1.0 handler's answer to ``rpc`` (the
+    ``rpc_of`` the call; for ``tasks/pushNotificationConfig/delete``, which answers
+    nothing, ``None``; for the extended card, the card as it is when it lists no
+    interface 0.3 can call)."""
     if method in ("message/send", "message/stream", "tasks/resubscribe"):
         return stream_event_from_v1(result)
     if method in ("tasks/get", "tasks/cancel"):
         return task_from_v1(result)
+    if method == "tasks/pushNotificationConfig/get" and rpc == _LISTED:
+        configs = result.get("configs") or ()
+        if not configs:  # what a2a-sdk 0.3 answers
+            raise JsonRpcError(INTERNAL_ERROR, "Push notification config not found")
+        return push_config_from_v1(configs[0])
     if method in (
         "tasks/pushNotificationConfig/set",
         "tasks/pushNotificationConfig/get",

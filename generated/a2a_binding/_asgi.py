@@ -83,6 +83,7 @@ from typing import Any, Protocol
 
 from ._caching import not_modified
 from ._documents import AgentCardSource, Documents
+from ._errors import A2AError
 from ._failure import (
     UNAUTHENTICATED_CODE,
     Failure,
@@ -111,7 +112,7 @@ from ._media import (
     JSONRPC_CONTENT_TYPE,
     media_type,
 )
-from ._params import NO_PARAMS, Binding, ServiceParams, VersionPolicy
+from ._params import NO_PARAMS, VERSION_HEADER, Binding, ServiceParams, VersionPolicy
 from ._params import read_service_params
 from ._paths import Match, Route, tenant_of
 from ._profile import A2A, Profile
@@ -128,7 +129,7 @@ from ._request import (
     read_body,
 )
 from ._responses import refuse_websocket, send_bytes, send_empty, send_events
-from ._responses import send_stream_head
+from ._responses import send_one_event, send_stream_head
 from ._validate import Schema, UnknownFields, ValidationError
 
 __all__ = [
@@ -198,11 +199,13 @@ class V0_3Side(Protocol):
 
     def method(self, name: object) -> str | None: ...
 
-    def rpc(self, method: str) -> str: ...
+    def rpc(self, method: str, params: object) -> str: ...
+
+    def streams(self, method: str) -> bool: ...
 
     def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]: ...
 
-    def result(self, method: str, result: dict[str, Any]) -> Any: ...
+    def result(self, method: str, rpc: str, result: dict[str, Any]) -> Any: ...
 
     def event(self, event: dict[str, Any]) -> dict[str, Any]: ...
 
@@ -364,6 +367,7 @@ class A2AApplication:
             http_json_prefix=self.http_json_prefix,
             link_openapi=link_openapi_in_card,
             compose=self.v0_3.card if self.v0_3 is not None else None,
+            vary=VERSION_HEADER,
         )
         message = f"the body is larger than {max_body_bytes} bytes"
         self._too_large = Failure(
@@ -461,7 +465,9 @@ class A2AApplication:
             else:
                 assert self._card_path is not None
                 tenant = tenant_of(path, self._card_path) or ""
-                document = self.documents.card(where, tenant)
+                document = self.documents.card(
+                    where, tenant, composed=self._card_for_v0_3(scope)
+                )
         except Exception as exc:  # the card callable failed, or gave no JSON object
             await self._send_failure(
                 send, self.failures.internal(exc, f"GET {path}"), head=head
@@ -475,6 +481,21 @@ class A2AApplication:
         await send_bytes(
             send, 200, document.body, JSONRPC_CONTENT_TYPE, document.headers, head=head
         )
+
+    def _card_for_v0_3(self, scope: Scope) -> bool:
+        """Whether a card request gets the card 0.3 clients read too: one naming no
+        version or 0.3 does (§3.6.2: no version is 0.3; 0.3 clients send none), one
+        naming a later version the card as given."""
+        if self.v0_3 is None or self._versions is None:
+            return False
+        head = RequestHead(scope.get("headers") or ())
+        try:
+            params = read_service_params(
+                head.versions, (), scope.get("query_string", b"")
+            )
+        except A2AError:  # two versions named: no form chosen, the one both read
+            return True
+        return self._versions.speaks_v0_3(params)
 
     # ------------------------------------------------------------------- failures
 
@@ -536,10 +557,16 @@ class A2AApplication:
         request_id: RequestId,
         where: str,
         v0_3: bool,
+        as_event: bool = False,
     ) -> None:
-        """The JSON-RPC answer of ``exc`` (HTTP 200, the failure envelope)."""
+        """The JSON-RPC answer of ``exc`` (HTTP 200, the failure envelope); with
+        ``as_event``, as the one event of a stream (a 0.3 stream's: 0.3 clients read
+        a streaming method's errors as events, as a2a-sdk's 0.3 servers send them)."""
         failure, body = self._jsonrpc_error(exc, request_id, where, v0_3)
-        await send_bytes(send, 200, body, JSONRPC_CONTENT_TYPE, failure.headers)
+        if as_event:
+            await send_one_event(send, body, failure.headers)
+        else:
+            await send_bytes(send, 200, body, JSONRPC_CONTENT_TYPE, failure.headers)
 
     # ---------------------------------------------------------------------- calls
 
@@ -745,6 +772,7 @@ class A2AApplication:
         request_id: RequestId = None
         notification = streaming = False
         v0_3: str | None = None  # the 0.3 method a 0.3 request calls
+        side = self.v0_3
         where = "JSON-RPC"
         try:
             if body is None:
@@ -753,12 +781,11 @@ class A2AApplication:
                 self._content_type(request_head, JSONRPC_ACCEPTED)
             envelope = decode_envelope(body, mark_duplicates=self.schema is not None)
             notification = _is_notification(envelope)
-            side = self.v0_3
             if side is not None and isinstance(envelope, dict):
                 v0_3 = side.method(envelope.get("method"))
                 if v0_3 is not None:  # checked as the 1.0 method it stands for
                     envelope = copy.copy(envelope)  # a DuplicateKeys stays one
-                    envelope["method"] = side.rpc(v0_3)
+                    envelope["method"] = side.rpc(v0_3, envelope.get("params"))
             parsed = self.jsonrpc.parse_request(envelope, tenant=tenant or None)
             request_id = parsed.id
             where = method = parsed.method
@@ -774,7 +801,7 @@ class A2AApplication:
             if not streaming and not notification:
                 result: Any = await self._call(method, request, context)
                 if side is not None and v0_3 is not None:
-                    result = side.result(v0_3, result)
+                    result = side.result(v0_3, method, result)
                 answer = response_bytes(request_id, "result", result)
             elif not streaming:
                 await self._call(method, request, context)
@@ -784,7 +811,14 @@ class A2AApplication:
                 await send_empty(send, 204)
             else:
                 await self._send_jsonrpc_error(
-                    send, exc, request_id, where, v0_3 is not None
+                    send,
+                    exc,
+                    request_id,
+                    where,
+                    v0_3 is not None,
+                    as_event=side is not None
+                    and v0_3 is not None
+                    and side.streams(v0_3),
                 )
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -810,7 +844,7 @@ class A2AApplication:
             event_bytes,
             lambda exc: self._jsonrpc_error(exc, request_id, where, bool(legacy))[1],
             lambda exc: self._send_jsonrpc_error(
-                send, exc, request_id, where, bool(legacy)
+                send, exc, request_id, where, bool(legacy), as_event=bool(legacy)
             ),
             first_within=self.call_timeout,
             log=log,

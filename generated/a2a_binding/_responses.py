@@ -30,6 +30,7 @@ __all__ = [
     "send_bytes",
     "send_empty",
     "send_events",
+    "send_one_event",
     "send_stream_head",
 ]
 
@@ -92,6 +93,24 @@ async def send_stream_head(send: Send, framing: Framing = SSE) -> None:
         {"type": "http.response.start", "status": 200, "headers": framing.headers}
     )
     await send({"type": "http.response.body", "body": b""})
+
+
+async def send_one_event(
+    send: Send,
+    data: bytes,
+    extra: Sequence[tuple[str, str]] = (),
+    framing: Framing = SSE,
+) -> None:
+    """A stream of one event, ``data`` the JSON of an error (a stream that failed
+    before its first event, where a client reads errors as events only)."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": framing.headers + _raw(extra),
+        }
+    )
+    await send({"type": "http.response.body", "body": framing.frame(data, 0, True)})
 
 
 async def refuse_websocket(receive: Receive, send: Send) -> None:

@@ -408,18 +408,27 @@ def stream_event_from_v1(event: Json, *, final: bool | None = None) -> Json:
 # Push-notification configs: 0.3 names them and nests the config; 1.0 is flat.
 
 
+_ESCAPED_SLASH = re.compile("%2F", re.IGNORECASE)
+
+
+def _id(segment: str) -> str:
+    """An id as its resource-name segment spells it: a ``/`` in it escaped as
+    ``%2F``, which a multi-segment path variable keeps as sent (google.api.http)."""
+    return _ESCAPED_SLASH.sub("/", segment)
+
+
 def _task_id(name: object, where: str, pattern: re.Pattern[str] = _TASK_NAME) -> str:
     match = pattern.fullmatch(_string(name, where))
     if match is None:
         raise ShapeError(where, "expected tasks/{id}")
-    return match.group(1)
+    return _id(match.group(1))
 
 
 def _config_ids(name: object, where: str) -> tuple[str, str]:
     match = _CONFIG_NAME.fullmatch(_string(name, where))
     if match is None:
         raise ShapeError(where, "expected tasks/{id}/pushNotificationConfigs/{id}")
-    return match.group(1), match.group(2)
+    return _id(match.group(1)), _id(match.group(2))
 
 
 def _config_to_v1(config: object, where: str) -> Json:
@@ -439,7 +448,8 @@ def _config_to_v1(config: object, where: str) -> Json:
         if schemes:  # 1.0 has one scheme: the first
             converted["scheme"] = schemes[0]
         _copy(auth, converted, ("credentials",))
-        out["authentication"] = converted
+        if converted:  # an empty one says nothing (1.0 would require a scheme)
+            out["authentication"] = converted
     return out
 
 

@@ -20,11 +20,11 @@ from typing import Any, TypeVar
 
 from ._failure import InvalidArgument
 from ._paths import Route
-from ._v0_3 import V0_3_METHODS
+from ._v0_3 import V0_3_METHODS, V0_3_STREAMING
 from ._v0_3_card import card_for_both
 from ._v0_3_rest import request_to_v1 as rest_request_to_v1
 from ._v0_3_rest import response_from_v1 as rest_response_from_v1
-from ._v0_3_rpc import error_from_v1, params_to_v1, result_from_v1
+from ._v0_3_rpc import error_from_v1, params_to_v1, result_from_v1, rpc_of
 from ._v0_3_rpc import stream_event_from_v1
 from ._v0_3_shapes import ShapeError
 
@@ -58,9 +58,14 @@ class V0_3Serving:
         return name if isinstance(name, str) and name in V0_3_METHODS else None
 
     @staticmethod
-    def rpc(method: str) -> str:
-        """The 1.0 rpc (and JSON-RPC method) a 0.3 method is served as."""
-        return V0_3_METHODS[method].rpc
+    def rpc(method: str, params: object) -> str:
+        """The 1.0 rpc (and JSON-RPC method) a 0.3 call is served as."""
+        return rpc_of(method, params)
+
+    @staticmethod
+    def streams(method: str) -> bool:
+        """Whether a 0.3 method answers with a stream (its errors too go as one)."""
+        return method in V0_3_STREAMING
 
     @staticmethod
     def request(method: str, params: Json) -> Json:
@@ -68,9 +73,9 @@ class V0_3Serving:
         return _converted(method, lambda: params_to_v1(method, params)[1])
 
     @staticmethod
-    def result(method: str, result: Json) -> Any:
-        """The handler's 1.0 answer as the 0.3 method's result."""
-        return result_from_v1(method, result)
+    def result(method: str, rpc: str, result: Json) -> Any:
+        """The handler's 1.0 answer to ``rpc`` as the 0.3 method's result."""
+        return result_from_v1(method, result, rpc)
 
     @staticmethod
     def event(event: Json) -> Json:

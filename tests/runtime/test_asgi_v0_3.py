@@ -163,8 +163,7 @@ def make(a2a: ModuleType) -> Any:
     def build(
         store: Store, versions: tuple[str, ...] = ("1.0", "0.3"), **options: Any
     ) -> A2AApplication:
-        return A2AApplication(
-            store,
+        settings: dict[str, Any] = dict(
             methods=asgi.HANDLER_METHODS,
             routes=a2a.routes.TABLE,
             jsonrpc=jsonrpc,
@@ -176,8 +175,8 @@ def make(a2a: ModuleType) -> Any:
             message_types=asgi.MESSAGE_TYPES,
             check_responses=True,
             v0_3=V0_3Serving(routes_v0_3),
-            **options,
         )
+        return A2AApplication(store, **{**settings, **options})
 
     return build
 
@@ -485,3 +484,82 @@ def test_without_0_3_its_routes_are_not_served(make: Any) -> None:
         "VERSION_NOT_SUPPORTED"
     )
     assert store.calls == []
+
+
+def test_the_card_by_the_version_a_client_names(make: Any) -> None:
+    app = make(Store())
+    plain = run(
+        drive(
+            app,
+            "GET",
+            "/.well-known/agent-card.json",
+            headers=[(b"a2a-version", b"1.0")],
+        )
+    )
+    assert json.loads(plain.body) == CARD
+    both = run(drive(app, "GET", "/.well-known/agent-card.json"))
+    assert json.loads(both.body)["url"] == "http://test/"
+    assert plain.headers["vary"] == both.headers["vary"] == "A2A-Version"
+    assert plain.headers["etag"] != both.headers["etag"]
+    for named in (b"0.3", b"1.0, 0.3"):  # 0.3, or no one form: the card both read
+        answer = run(
+            drive(
+                app,
+                "GET",
+                "/.well-known/agent-card.json",
+                headers=[(b"a2a-version", named)],
+            )
+        )
+        assert answer.body == both.body, named
+    # A card callable: rendered per form too.
+    live = make(Store(), agent_card=lambda base: CARD)
+    plain_live = run(
+        drive(
+            live,
+            "GET",
+            "/.well-known/agent-card.json",
+            headers=[(b"a2a-version", b"1.0")],
+        )
+    )
+    assert json.loads(plain_live.body) == CARD
+    assert "url" in json.loads(
+        run(drive(live, "GET", "/.well-known/agent-card.json")).body
+    )
+
+
+def test_a_0_3_stream_that_fails_before_its_first_event_fails_as_its_one_event(
+    make: Any,
+) -> None:
+    app = make(Store())
+    for body in (
+        envelope("tasks/resubscribe", {"id": "nope"}),  # the handler refuses it
+        envelope("message/stream", {"message": "hello"}),  # the request is refused
+    ):
+        answer = run(drive(app, "POST", "/", body=body))
+        assert answer.headers["content-type"].startswith("text/event-stream"), body
+        (event,) = parse_sse([answer.body])
+        assert json.loads(event.data)["error"]["code"] in (-32001, -32602)
+    # 1.0's streams answer such an error as a plain JSON-RPC error.
+    plain = run(
+        drive(
+            app,
+            "POST",
+            "/",
+            body=envelope("SubscribeToTask", {"id": "nope"}),
+            headers=[(b"a2a-version", b"1.0")],
+        )
+    )
+    assert plain.headers["content-type"] == "application/json"
+
+
+def test_a_0_3_route_reads_ids_holding_a_slash(make: Any) -> None:
+    store = Store()
+    store.tasks["a/b"] = {
+        "id": "a/b",
+        "contextId": "c",
+        "status": {"state": "TASK_STATE_WORKING"},
+    }
+    app = make(store)
+    answer = rest(app, "GET", "/v1/tasks/a%2Fb")
+    assert answer.status == 200, answer.body
+    assert store.calls[-1][:2] == ("GetTask", {"id": "a/b"})

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from codegen.runtime import _v0_3_rpc as rpc
+from codegen.runtime._jsonrpc import JsonRpcError
 from codegen.runtime._v0_3_shapes import ShapeError
 
 compat = pytest.importorskip("a2a.compat.v0_3.conversions")
@@ -135,18 +136,21 @@ def test_params_as_a2a_sdk_converts_them(a2a, model, to_core, method, params) ->
     name, ours = rpc.params_to_v1(method, sent)
     core = to_core(typed)
     assert ours == MessageToDict(core)
-    # The 1.0 rpc takes the request a2a-sdk builds, and the 1.0 validation accepts ours.
-    assert a2a.jsonrpc.METHODS[name].request_type == core.DESCRIPTOR.full_name
     ParseDict(ours, type(core)())
     if (
         method == "tasks/pushNotificationConfig/get"
         and "pushNotificationConfigId" not in params
     ):
-        # 0.3 may ask for "the task's config" without its id; 1.0 requires the id.
-        with pytest.raises(ValueError, match="id: a REQUIRED field is missing"):
-            a2a.messages.validate(core.DESCRIPTOR.full_name, ours)
-    else:
-        a2a.messages.validate(core.DESCRIPTOR.full_name, ours)
+        # 0.3 may ask for "the task's config" without its id, which 1.0 requires (and
+        # a2a-sdk's conversion leaves out): it is served by listing the task's configs
+        # (the first is the answer, as a2a-sdk 0.3 answers), a request 1.0 accepts.
+        assert name == "ListTaskPushNotificationConfigs"
+        listed = a2a.jsonrpc.METHODS[name].request_type
+        assert a2a.messages.validate(listed, ours) == {"taskId": "t-1"}
+        return
+    # The 1.0 rpc takes the request a2a-sdk builds, and the 1.0 validation accepts ours.
+    assert a2a.jsonrpc.METHODS[name].request_type == core.DESCRIPTOR.full_name
+    a2a.messages.validate(core.DESCRIPTOR.full_name, ours)
 
 
 def test_the_extended_card_and_absent_params() -> None:
@@ -323,3 +327,34 @@ def test_stream_events_as_a2a_sdk_converts_them() -> None:
             assert event == _v0_3(compat.to_compat_stream_response(core, 1))["result"]
     with pytest.raises(ShapeError, match="result: a stream response with no event"):
         rpc.stream_event_from_v1({})
+
+
+def test_a_get_without_config_id_answers_the_tasks_first_config() -> None:
+    push = {"taskId": "t", "id": "c1", "url": "https://h/x"}
+    listed = {"configs": [push, dict(push, id="c2")]}
+    got = rpc.result_from_v1(
+        "tasks/pushNotificationConfig/get", listed, "ListTaskPushNotificationConfigs"
+    )
+    assert got == rpc.push_config_from_v1(push)
+    with pytest.raises(JsonRpcError) as none:
+        rpc.result_from_v1(
+            "tasks/pushNotificationConfig/get", {}, "ListTaskPushNotificationConfigs"
+        )
+    assert (none.value.code, none.value.message) == (
+        -32603,
+        "Push notification config not found",
+    )
+    assert rpc.rpc_of("tasks/pushNotificationConfig/get", "not params") == (
+        "ListTaskPushNotificationConfigs"
+    )
+    assert rpc.rpc_of(
+        "tasks/pushNotificationConfig/get", {"pushNotificationConfigId": "c"}
+    ) == ("GetTaskPushNotificationConfig")
+
+
+def test_an_empty_authentication_is_left_out() -> None:
+    config = {
+        "taskId": "t",
+        "pushNotificationConfig": {"url": "u", "authentication": {}},
+    }
+    assert rpc.push_config_to_v1(config) == {"taskId": "t", "url": "u"}
