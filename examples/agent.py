@@ -126,7 +126,7 @@ class Agent:
             raise InvalidParams(field, "required")
         entry = self._tasks.get((tenant, task_id))
         if entry is None:
-            raise A2AError("TaskNotFoundError", f"no task {task_id!r}")
+            raise A2AError("TaskNotFoundError", f"task {task_id!r} not found")
         return entry
 
     def _touch(self, entry: _Entry, state: int) -> None:
