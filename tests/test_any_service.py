@@ -18,7 +18,7 @@ import base64
 import importlib
 import json
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -241,12 +241,9 @@ def library_servicers(pb: Any, pb_grpc: Any) -> tuple[Any, Any]:
     return Library(), Admin()
 
 
-@pytest.fixture(scope="module")
-def backend(
-    generated: Path, package: dict[str, ModuleType]
-) -> Iterator[tuple[str, Any, Any]]:
-    """The gateway (``create_app(Backend(channel))``, JSON-RPC at ``/jsonrpc``) in
-    front of the test's gRPC service: (base URL, the two servicers)."""
+def library_service() -> tuple[Callable[[Any], None], Any, Any]:
+    """``register(server)`` adding the test's two servicers to a ``grpc.aio`` server
+    (``library_pb2`` importable: the ``generated`` fixture), and the servicers."""
     pb = importlib.import_module("library_pb2")
     pb_grpc = importlib.import_module("library_pb2_grpc")
     library, admin = library_servicers(pb, pb_grpc)
@@ -255,6 +252,16 @@ def backend(
         pb_grpc.add_LibraryServiceServicer_to_server(library, server)
         pb_grpc.add_AdminServiceServicer_to_server(admin, server)
 
+    return register, library, admin
+
+
+@pytest.fixture(scope="module")
+def backend(
+    generated: Path, package: dict[str, ModuleType]
+) -> Iterator[tuple[str, Any, Any]]:
+    """The gateway (``create_app(Backend(channel))``, JSON-RPC at ``/jsonrpc``) in
+    front of the test's gRPC service: (base URL, the two servicers)."""
+    register, library, admin = library_service()
     asgi, grpc_binding = package["asgi"], package["grpc_binding"]
     with GrpcServer(register) as served:
         gateway = GrpcGateway(
@@ -847,18 +854,3 @@ def test_the_generated_package_passes_mypy_strict(generated: Path) -> None:
         [PACKAGE, "typed_use.py"], cache=generated / ".mypy", cwd=generated
     )
     assert result.returncode == 0, result.stdout + result.stderr
-
-
-def test_the_gateway_command_still_serves_a2a_services_only() -> None:
-    """``a2a-codegen gateway`` publishes an agent card: a package without the A2A
-    profile (which has ``asgi.py`` now too) is refused as before."""
-    from codegen.gateway import GatewayError, load_package
-    from codegen.plugin import generate
-
-    from .conftest import compile_request
-
-    request = compile_request(LIBRARY, "grpc=true")
-    files = {file.name: file.content for file in generate(request).file}
-    assert "library_binding/asgi.py" in files
-    with pytest.raises(GatewayError, match="no A2A service"):
-        load_package(request, files, from_module=False)
