@@ -710,14 +710,14 @@ def _loser(overlap: Overlap) -> Route:
     "--target",
     required=True,
     metavar="HOST:PORT",
-    help="The gRPC agent to put the gateway in front of (plaintext).",
+    help="The gRPC service to put the gateway in front of (plaintext).",
 )
 @click.option(
     "--card",
     "card_path",
-    required=True,
     type=click.Path(dir_okay=False),
-    help="The agent card (ProtoJSON); its JSON-RPC and HTTP+JSON URLs are rewritten.",
+    help="The agent card (ProtoJSON) of an A2A service (required there; no other "
+    "service has one); its JSON-RPC and HTTP+JSON URLs are rewritten.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to bind.")
@@ -729,7 +729,11 @@ def _loser(overlap: Overlap) -> Route:
 @click.option(
     "--http-json-prefix", default="", show_default=True, help="HTTP+JSON mount path."
 )
-@click.option("--jsonrpc-path", default="/", show_default=True, help="JSON-RPC path.")
+@click.option(
+    "--jsonrpc-path",
+    metavar="PATH",
+    help="JSON-RPC path (default: / for an A2A service, none for any other).",
+)
 @click.option(
     "--forward-header",
     "forward_headers",
@@ -745,24 +749,38 @@ def _loser(overlap: Overlap) -> Route:
 )
 def gateway(
     target: str,
-    card_path: str,
+    card_path: str | None,
     host: str,
     port: int,
     public_url: str | None,
     http_json_prefix: str,
-    jsonrpc_path: str,
+    jsonrpc_path: str | None,
     forward_headers: tuple[str, ...],
     timeout: float | None,
     **inputs: Any,
 ) -> None:
-    """Serve JSON-RPC and HTTP+JSON in front of a gRPC A2A agent.
+    """Serve HTTP+JSON and JSON-RPC in front of a gRPC service with http rules.
+
+    An A2A service (the embedded default, a2a.proto) is served with the agent card
+    given by --card; any other service gets no card, and JSON-RPC only when
+    --jsonrpc-path is given. The generated package lives in a temporary folder,
+    removed when the command ends.
 
     \b
     Examples:
       a2a-codegen gateway --target 127.0.0.1:50051 --card card.json --port 8000
       a2a-codegen gateway a2a.proto -I proto --target agent:50051 --card card.json
+      a2a-codegen gateway library.proto -I proto --target books:50051
     """
-    from .gateway import Gateway, GatewayError, card_rewriter, load_card, load_package
+    from .gateway import (
+        Gateway,
+        GatewayError,
+        card_rewriter,
+        load_card,
+        load_package,
+        package_folder,
+        served_package,
+    )
 
     try:
         import uvicorn
@@ -775,27 +793,55 @@ def gateway(
     request = _request(**inputs, quiet=True)
     _, files = _run(request)
     try:
-        card = load_card(card_path)
-        asgi, grpc_binding = load_package(request, files, from_module=from_module)
+        name, a2a = served_package(files)
     except GatewayError as exc:
         raise CliError(str(exc)) from exc
-    served = [("JSONRPC", jsonrpc_path)] if jsonrpc_path else []
-    served += [("HTTP+JSON", http_json_prefix)]
-    version = grpc_binding.PROTOCOL_VERSION
+    if a2a and card_path is None:
+        raise CliError(
+            f"{name} is an A2A service: give its agent card with --card FILE "
+            "(ProtoJSON), which the gateway serves"
+        )
+    if not a2a and (card_path is not None or public_url is not None):
+        option = "--card" if card_path is not None else "--public-url"
+        raise CliError(
+            f"{option} is for an A2A service's agent card; {name} has no A2A "
+            f"profile, so no card is served: drop {option}"
+        )
+    try:
+        card = load_card(card_path) if card_path is not None else None
+    except GatewayError as exc:
+        raise CliError(str(exc)) from exc
+    if jsonrpc_path is None and a2a:
+        jsonrpc_path = "/"
     backend: dict[str, Any] = {"timeout": timeout}
     if forward_headers:
         backend["forward_headers"] = forward_headers
-    card_at = card_rewriter(card, served, version, public_url)
-    app = Gateway(
-        target,
-        lambda channel: asgi.create_app(
-            grpc_binding.Backend(channel, **backend),
-            agent_card=card_at,
-            http_json_prefix=http_json_prefix,
-            jsonrpc_path=jsonrpc_path,
-        ),
-    )
-    click.echo(
-        f"a2a-codegen: gateway on http://{host}:{port} in front of {target}", err=True
-    )
-    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+    with package_folder() as folder:
+        try:
+            package = load_package(
+                request, files, from_module=from_module, folder=folder
+            )
+        except GatewayError as exc:
+            raise CliError(str(exc)) from exc
+        asgi, grpc_binding = package.asgi, package.grpc_binding
+        served_app: dict[str, Any] = {
+            "http_json_prefix": http_json_prefix,
+            "jsonrpc_path": jsonrpc_path,
+        }
+        if card is not None:
+            served = [("JSONRPC", jsonrpc_path)] if jsonrpc_path else []
+            served += [("HTTP+JSON", http_json_prefix)]
+            version = grpc_binding.PROTOCOL_VERSION
+            served_app["agent_card"] = card_rewriter(card, served, version, public_url)
+        app = Gateway(
+            target,
+            lambda channel: asgi.create_app(
+                grpc_binding.Backend(channel, **backend), **served_app
+            ),
+        )
+        click.echo(
+            f"a2a-codegen: gateway on http://{host}:{port} in front of {target}"
+            f" ({name}{', A2A' if a2a else ''}; package in {folder}, removed on exit)",
+            err=True,
+        )
+        uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

@@ -1,32 +1,47 @@
-"""``a2a-codegen gateway``: the generated app in front of a gRPC A2A agent, in one command.
+"""``a2a-codegen gateway``: the generated app in front of a gRPC service, in one command.
 
-The package is generated with ``grpc=true`` into a temporary folder (with protoc's
-``_pb2`` module beside it when the input is proto files or a descriptor set; a module
-input is its own ``_pb2``), imported, and ``asgi.create_app(grpc_binding.Backend(channel),
-agent_card=...)`` runs under uvicorn. The channel is opened on the serving loop at
-lifespan startup (a ``grpc.aio`` channel belongs to its loop) and closed at shutdown.
+The package is generated with ``grpc=true`` into a temporary folder (``package_folder``:
+removed when the command ends, however it ends), with protoc's ``_pb2`` module beside it
+when the input is proto files or a descriptor set (a module input is its own ``_pb2``),
+imported, and ``asgi.create_app(grpc_binding.Backend(channel), ...)`` runs under
+uvicorn. The channel is opened on the serving loop at lifespan startup (a ``grpc.aio``
+channel belongs to its loop) and closed at shutdown.
 
-The agent card is the given file, its JSON-RPC and HTTP+JSON interfaces pointed at where
-the gateway is reached (``public_url``, else each request's own base URL), one added for
-a served binding the card does not list; its other interfaces (the agent's gRPC one)
-stay as written.
+For an A2A service (a package with the A2A profile) the app serves an agent card: the
+given file, its JSON-RPC and HTTP+JSON interfaces pointed at where the gateway is
+reached (``public_url``, else each request's own base URL), one added for a served
+binding the card does not list; its other interfaces (the agent's gRPC one) stay as
+written. Any other service with http rules gets no card, as grpc-gateway serves it.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import shutil
+import signal
 import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from types import FrameType, ModuleType
+from typing import Any, NamedTuple
 
 from google.protobuf import descriptor_pb2
 from google.protobuf.compiler import plugin_pb2
 
-__all__ = ["GatewayError", "Gateway", "card_rewriter", "load_card", "load_package"]
+__all__ = [
+    "GatewayError",
+    "Gateway",
+    "Package",
+    "card_rewriter",
+    "load_card",
+    "load_package",
+    "package_folder",
+    "served_package",
+]
 
 
 class GatewayError(Exception):
@@ -89,36 +104,77 @@ def card_rewriter(
     return rewritten
 
 
+def served_package(files: Mapping[str, str]) -> tuple[str, bool]:
+    """The one package of a ``grpc=true`` generation the gateway serves, and whether it
+    has the A2A profile (``protocol.py``); ``GatewayError`` for none or several."""
+    packages = sorted(
+        {name.split("/")[0] for name in files if name.endswith("/grpc_binding.py")}
+    )
+    if len(packages) != 1:
+        raise GatewayError(
+            "the input gives no service with google.api.http rules to serve"
+            if not packages
+            else f"the input gives several packages ({', '.join(packages)}): give one"
+        )
+    return packages[0], f"{packages[0]}/protocol.py" in files
+
+
+class Package(NamedTuple):
+    """The imported package: its ``asgi`` and ``grpc_binding`` modules, and whether it
+    is an A2A service (``a2a``: it serves an agent card and checks versions)."""
+
+    asgi: ModuleType
+    grpc_binding: ModuleType
+    a2a: bool
+
+
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+@contextmanager
+def package_folder() -> Iterator[Path]:
+    """A new temporary folder for the package, on ``sys.path`` once ``load_package``
+    puts it there; removed (and taken off ``sys.path``) when the block ends: normally,
+    on an error, on Ctrl-C, and on SIGTERM, which raises ``SystemExit(143)`` in the
+    block (in the main thread; uvicorn sends the signal on after its own graceful
+    shutdown), whose default action ends the process with no cleanup."""
+    on_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm) if on_main else None
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="a2a-gateway-"))
+        try:
+            yield folder
+        finally:
+            while str(folder) in sys.path:
+                sys.path.remove(str(folder))
+            shutil.rmtree(folder, ignore_errors=True)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
 def load_package(
     request: plugin_pb2.CodeGeneratorRequest,
     files: Mapping[str, str],
     *,
     from_module: bool,
-) -> tuple[ModuleType, ModuleType]:
-    """Write ``files`` (a ``grpc=true`` generation) into a temporary folder, add protoc's
-    ``_pb2`` module for ``request`` unless the input was a module, and import the
-    package's ``asgi`` and ``grpc_binding``."""
-    folder = Path(tempfile.mkdtemp(prefix="a2a-gateway-"))
-    for name, content in files.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(content, encoding="utf-8")
-    # An A2A package is the one with ``protocol.py``: every package has ``asgi.py``.
-    packages = sorted(
-        {name.split("/")[0] for name in files if name.endswith("/protocol.py")}
-    )
-    if len(packages) != 1:
-        raise GatewayError(
-            "the input gives no A2A service to serve"
-            if not packages
-            else f"the input gives several A2A packages ({', '.join(packages)}): give one"
-        )
+    folder: Path,
+) -> Package:
+    """Write ``files`` (a ``grpc=true`` generation) into ``folder`` (see
+    ``package_folder``), add protoc's ``_pb2`` module for ``request`` unless the input
+    was a module, and import the served package's ``asgi`` and ``grpc_binding``."""
+    name, a2a = served_package(files)
+    for path, content in files.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(content, encoding="utf-8")
     if not from_module:
         _protoc_python(request, folder)
     sys.path.insert(0, str(folder))
     importlib.invalidate_caches()
-    asgi = importlib.import_module(f"{packages[0]}.asgi")
-    grpc_binding = importlib.import_module(f"{packages[0]}.grpc_binding")
-    return asgi, grpc_binding
+    asgi = importlib.import_module(f"{name}.asgi")
+    grpc_binding = importlib.import_module(f"{name}.grpc_binding")
+    return Package(asgi, grpc_binding, a2a)
 
 
 def _protoc_python(request: plugin_pb2.CodeGeneratorRequest, folder: Path) -> None:
@@ -132,6 +188,8 @@ def _protoc_python(request: plugin_pb2.CodeGeneratorRequest, folder: Path) -> No
         descriptor_pb2.FileDescriptorSet(file=request.proto_file).SerializeToString()
     )
     wanted = [f.name for f in request.proto_file if not _importable(f.name)]
+    if not wanted:  # protoc refuses a run without input files
+        return
     status = protoc.main(
         [
             "protoc",

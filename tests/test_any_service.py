@@ -3,8 +3,10 @@ generated with ``grpc=true``, its services served by a ``grpc.aio`` server of th
 test's own (protoc's message classes and servicers), fronted by the generated app over
 ``grpc_binding.Backend`` under uvicorn on loopback, and driven over HTTP+JSON and
 JSON-RPC: every rpc, every binding (``additional_bindings``, ``response_body``, a
-custom HEAD), gRPC statuses answered with grpc-gateway's HTTP status and
-``google.rpc.Status`` body, a server stream as SSE and as newline-delimited JSON. Then
+custom HEAD), gRPC statuses answered with the HTTP status ``google.rpc.Code`` documents
+and DESIGN's error body, ``{"error": {"code": <HTTP status>, "status": <name>,
+"message", "details"}}`` (A2A's form; grpc-gateway's bare ``{"code": <gRPC number>,
+...}`` is not it), a server stream as SSE and as newline-delimited JSON. Then
 the direct case: a handler of the generated Protocol served by ``create_app``, and by
 ``grpc_binding.add_to_server`` to a gRPC client.
 """
@@ -16,7 +18,7 @@ import base64
 import importlib
 import json
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -33,6 +35,7 @@ from codegen.inputs import include_paths
 from codegen.runtime._sse import parse_sse
 
 from .conftest import PROTO, mypy_strict, run_plugin
+from .google_rpc import documented_http_mapping
 from .servers import GrpcGateway, GrpcServer, running
 
 LIBRARY = PROTO / "features" / "library.proto"
@@ -40,25 +43,12 @@ PACKAGE = "library_any_binding"
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 
-# grpc-gateway's runtime/errors.go HTTPStatusFromCode, read there (v2), with the
-# google.rpc.Code numbers: what the app must answer for each status of the backend.
-GATEWAY_STATUS = {
-    "CANCELLED": (1, 499),
-    "UNKNOWN": (2, 500),
-    "INVALID_ARGUMENT": (3, 400),
-    "DEADLINE_EXCEEDED": (4, 504),
-    "NOT_FOUND": (5, 404),
-    "ALREADY_EXISTS": (6, 409),
-    "PERMISSION_DENIED": (7, 403),
-    "RESOURCE_EXHAUSTED": (8, 429),
-    "FAILED_PRECONDITION": (9, 400),
-    "ABORTED": (10, 409),
-    "OUT_OF_RANGE": (11, 400),
-    "UNIMPLEMENTED": (12, 501),
-    "INTERNAL": (13, 500),
-    "UNAVAILABLE": (14, 503),
-    "DATA_LOSS": (15, 500),
-    "UNAUTHENTICATED": (16, 401),
+# What the app must answer for each status of the backend: the HTTP status
+# google/rpc/code.proto documents (grpc-gateway's HTTPStatusFromCode gives the same).
+HTTP_MAPPING = {
+    name: status
+    for name, (_, status) in (documented_http_mapping() or {}).items()
+    if name != "OK"
 }
 
 
@@ -251,12 +241,9 @@ def library_servicers(pb: Any, pb_grpc: Any) -> tuple[Any, Any]:
     return Library(), Admin()
 
 
-@pytest.fixture(scope="module")
-def backend(
-    generated: Path, package: dict[str, ModuleType]
-) -> Iterator[tuple[str, Any, Any]]:
-    """The gateway (``create_app(Backend(channel))``, JSON-RPC at ``/jsonrpc``) in
-    front of the test's gRPC service: (base URL, the two servicers)."""
+def library_service() -> tuple[Callable[[Any], None], Any, Any]:
+    """``register(server)`` adding the test's two servicers to a ``grpc.aio`` server
+    (``library_pb2`` importable: the ``generated`` fixture), and the servicers."""
     pb = importlib.import_module("library_pb2")
     pb_grpc = importlib.import_module("library_pb2_grpc")
     library, admin = library_servicers(pb, pb_grpc)
@@ -265,6 +252,16 @@ def backend(
         pb_grpc.add_LibraryServiceServicer_to_server(library, server)
         pb_grpc.add_AdminServiceServicer_to_server(admin, server)
 
+    return register, library, admin
+
+
+@pytest.fixture(scope="module")
+def backend(
+    generated: Path, package: dict[str, ModuleType]
+) -> Iterator[tuple[str, Any, Any]]:
+    """The gateway (``create_app(Backend(channel))``, JSON-RPC at ``/jsonrpc``) in
+    front of the test's gRPC service: (base URL, the two servicers)."""
+    register, library, admin = library_service()
     asgi, grpc_binding = package["asgi"], package["grpc_binding"]
     with GrpcServer(register) as served:
         gateway = GrpcGateway(
@@ -385,18 +382,17 @@ def test_every_rpc_and_binding_over_http_json(
 # ------------------------------------------------------------ errors
 
 
-@pytest.mark.parametrize("code", sorted(GATEWAY_STATUS))
-def test_a_backend_status_gets_grpc_gateways_http_status_and_body(
+@pytest.mark.skipif(not HTTP_MAPPING, reason="no google/rpc/code.proto installed")
+@pytest.mark.parametrize("code", sorted(HTTP_MAPPING) or ["OK"])
+def test_a_backend_status_gets_its_http_status_and_the_status_body(
     http: httpx.Client, code: str
 ) -> None:
-    number, status = GATEWAY_STATUS[code]
+    status = HTTP_MAPPING[code]
     answer = http.get(f"/v1/shelves/status/books/{code}")
     assert answer.status_code == status, answer.text
     assert answer.headers["content-type"] == "application/json"
     assert answer.json() == {
-        "code": number,
-        "message": f"asked for {code}",
-        "details": [],
+        "error": {"code": status, "status": code, "message": f"asked for {code}"}
     }
 
 
@@ -405,39 +401,59 @@ def test_status_details_pass_through(http: httpx.Client) -> None:
     answer = http.post("/v1/shelves/1/books", params={"requestId": "1"}, json=body)
     assert answer.status_code == 409, answer.text
     assert answer.json() == {
-        "code": 6,
-        "message": "shelves/1/books/1 exists",
-        "details": [
-            {
-                "@type": ERROR_INFO,
-                "reason": "BOOK_EXISTS",
-                "domain": "library.example",
-                "metadata": {"name": "shelves/1/books/1"},
-            }
-        ],
+        "error": {
+            "code": 409,
+            "status": "ALREADY_EXISTS",
+            "message": "shelves/1/books/1 exists",
+            "details": [
+                {
+                    "@type": ERROR_INFO,
+                    "reason": "BOOK_EXISTS",
+                    "domain": "library.example",
+                    "metadata": {"name": "shelves/1/books/1"},
+                }
+            ],
+        }
     }
     refused = http.delete("/v1/shelves/1/books/2")  # FAILED_PRECONDITION: 400, not 412
-    assert (refused.status_code, refused.json()["code"]) == (400, 9)
+    assert (refused.status_code, refused.json()["error"]["status"]) == (
+        400,
+        "FAILED_PRECONDITION",
+    )
     locked = http.post("/admin/locked/x", json={})
-    assert (locked.status_code, locked.json()["code"]) == (403, 7)
+    assert (locked.status_code, locked.json()["error"]["status"]) == (
+        403,
+        "PERMISSION_DENIED",
+    )
 
 
 def test_the_gateways_own_refusals_are_statuses_too(http: httpx.Client) -> None:
     invalid = http.get("/v1/shelves/1/books", params={"pageSize": "many"})
     assert invalid.status_code == 400
-    body = invalid.json()
-    assert (body["code"], body["details"][0]["@type"]) == (3, BAD_REQUEST)
+    body = invalid.json()["error"]
+    assert (body["code"], body["status"], body["details"][0]["@type"]) == (
+        400,
+        "INVALID_ARGUMENT",
+        BAD_REQUEST,
+    )
     assert body["details"][0]["fieldViolations"][0]["field"] == "pageSize"
     assert "domain" not in json.dumps(body)  # no A2A ErrorInfo
     missing = http.get("/v2/nothing")
-    assert (missing.status_code, missing.json()["code"]) == (404, 5)
+    assert (missing.status_code, missing.json()["error"]["status"]) == (
+        404,
+        "NOT_FOUND",
+    )
     wrong_verb = http.delete("/v1/shelves/1/books")
-    assert (wrong_verb.status_code, wrong_verb.json()["code"]) == (405, 12)
+    assert (wrong_verb.status_code, wrong_verb.json()["error"]["code"]) == (405, 405)
+    assert wrong_verb.json()["error"]["status"] == "UNIMPLEMENTED"
     assert wrong_verb.headers["allow"] == "GET, HEAD, POST"
     text = http.post(
         "/v1/shelves/1/books", content=b"x", headers={"Content-Type": "text/plain"}
     )
-    assert (text.status_code, text.json()["code"]) == (415, 3)
+    assert (text.status_code, text.json()["error"]["status"]) == (
+        415,
+        "INVALID_ARGUMENT",
+    )
     # No A2A rules: no card, and no version is asked for or checked.
     assert http.get("/.well-known/agent-card.json").status_code == 404
     versioned = http.get("/v1/books/1", headers={"A2A-Version": "9.9"})
@@ -453,7 +469,7 @@ def test_an_unreachable_backend_is_unavailable(package: dict[str, ModuleType]) -
     with running(gateway) as url:
         answer = httpx.get(f"{url}/admin/ping", timeout=30)
     assert answer.status_code == 503, answer.text
-    assert answer.json()["code"] == 14
+    assert answer.json()["error"]["status"] == "UNAVAILABLE"
 
 
 # ------------------------------------------------------------ streams
@@ -476,7 +492,7 @@ def test_a_server_stream_as_sse_and_as_ndjson(http: httpx.Client) -> None:
     assert ndjson.content.endswith(b"\n")
 
 
-def test_a_stream_that_fails_ends_with_grpc_gateways_error_chunk(
+def test_a_stream_that_fails_ends_with_the_error_body_as_its_last_chunk(
     http: httpx.Client,
 ) -> None:
     broken = http.get(
@@ -485,11 +501,15 @@ def test_a_stream_that_fails_ends_with_grpc_gateways_error_chunk(
     assert broken.status_code == 200  # the stream had started
     first, last = (json.loads(line) for line in broken.content.decode().splitlines())
     assert first == {"result": {"name": "shelves/broken/books/1", "title": "half"}}
-    assert last == {"error": {"code": 15, "message": "the shelf broke", "details": []}}
+    broke = {"code": 500, "status": "DATA_LOSS", "message": "the shelf broke"}
+    assert last == {"error": broke}
     events = list(parse_sse([http.get("/v1/shelves/broken/books:stream").content]))
-    assert json.loads(events[-1].data)["error"]["code"] == 15
+    assert json.loads(events[-1].data) == {"error": broke}
     before = http.get("/v1/shelves/missing/books:stream")  # before the first event
-    assert (before.status_code, before.json()["code"]) == (404, 5)
+    assert (before.status_code, before.json()["error"]["status"]) == (
+        404,
+        "NOT_FOUND",
+    )
 
 
 # ------------------------------------------------------------ JSON-RPC
@@ -570,21 +590,21 @@ def test_json_rpc_errors_carry_the_status(http: httpx.Client) -> None:
             "code": -32000,
             "message": "no book shelves/1/books/404",
             "data": {
-                "code": 5,
+                "code": 404,
+                "status": "NOT_FOUND",
                 "message": "no book shelves/1/books/404",
-                "details": [],
             },
         },
     }
     exists = _rpc(
         http, "CreateBook", {"parent": "shelves/1", "requestId": "2", "book": {}}
     )["error"]
-    assert (exists["code"], exists["data"]["code"]) == (-32000, 6)
+    assert (exists["code"], exists["data"]["status"]) == (-32000, "ALREADY_EXISTS")
     assert exists["data"]["details"][0]["reason"] == "BOOK_EXISTS"
     internal = _rpc(http, "GetBook", {"name": "shelves/status/books/INTERNAL"})
-    assert (internal["error"]["code"], internal["error"]["data"]["code"]) == (
+    assert (internal["error"]["code"], internal["error"]["data"]["status"]) == (
         -32603,
-        13,
+        "INTERNAL",
     )
     invalid = _rpc(http, "ListBooks", {"parent": "shelves/1", "pageSize": "x"})
     assert invalid["error"]["code"] == -32602
@@ -662,21 +682,27 @@ def test_a_handler_of_the_generated_protocol_served_by_create_app(
         gone = http.get("/v1/books/0")
         assert gone.status_code == 404
         assert gone.json() == {
-            "code": 5,
-            "message": "no book 0",
-            "details": [{"@type": ERROR_INFO, "reason": "GONE", "domain": "d"}],
+            "error": {
+                "code": 404,
+                "status": "NOT_FOUND",
+                "message": "no book 0",
+                "details": [{"@type": ERROR_INFO, "reason": "GONE", "domain": "d"}],
+            }
         }
         assert http.get("/v1/shelves/1/books").json()["nextPageToken"] == "http+json"
         assert http.get("/v1/files/x").json() == base64.b64encode(b"direct").decode()
         unavailable = http.post("/admin/x", json={})
-        assert (unavailable.status_code, unavailable.json()["code"]) == (503, 14)
+        assert (unavailable.status_code, unavailable.json()["error"]["code"]) == (
+            503,
+            503,
+        )
         lines = http.get(
             "/v1/shelves/1/books:stream", headers={"Accept": "application/x-ndjson"}
         ).content.splitlines()
         assert [json.loads(line) for line in lines] == [
             {"result": {"title": "one"}},
             {"result": {"title": "two"}},
-            {"error": {"code": 10, "message": "enough", "details": []}},
+            {"error": {"code": 409, "status": "ABORTED", "message": "enough"}},
         ]
         rpc = http.post(
             "/rpc",
@@ -828,18 +854,3 @@ def test_the_generated_package_passes_mypy_strict(generated: Path) -> None:
         [PACKAGE, "typed_use.py"], cache=generated / ".mypy", cwd=generated
     )
     assert result.returncode == 0, result.stdout + result.stderr
-
-
-def test_the_gateway_command_still_serves_a2a_services_only() -> None:
-    """``a2a-codegen gateway`` publishes an agent card: a package without the A2A
-    profile (which has ``asgi.py`` now too) is refused as before."""
-    from codegen.gateway import GatewayError, load_package
-    from codegen.plugin import generate
-
-    from .conftest import compile_request
-
-    request = compile_request(LIBRARY, "grpc=true")
-    files = {file.name: file.content for file in generate(request).file}
-    assert "library_binding/asgi.py" in files
-    with pytest.raises(GatewayError, match="no A2A service"):
-        load_package(request, files, from_module=False)

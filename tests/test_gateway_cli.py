@@ -1,11 +1,17 @@
 """``a2a-codegen gateway`` (issue 26, item 3): the command run as a user runs it, in a
 process of its own, in front of a2a-sdk 1.3.0's gRPC agent (tests/test_gateway.py),
-reached by a2a-sdk's clients through the card it serves; and its refusals."""
+reached by a2a-sdk's clients through the card it serves; in front of any other gRPC
+service with http rules (``proto/features/library.proto`` served by the test's own
+``grpc.aio`` server, tests/test_any_service.py), with no card; its refusals; and its
+temporary folder, gone after every run (stopped by SIGTERM or Ctrl-C, or failed)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
+import signal
 import socket
 import subprocess
 import sys
@@ -22,9 +28,19 @@ from a2a.types import a2a_pb2 as pb
 from a2a.utils import errors
 from google.protobuf import json_format
 
-from codegen.gateway import card_rewriter
+from codegen.gateway import (
+    GatewayError,
+    card_rewriter,
+    load_package,
+    package_folder,
+    served_package,
+)
+from codegen.plugin import generate
 
-from .conftest import spec_proto
+from .conftest import compile_request, spec_proto
+from .servers import GrpcServer
+from .test_any_service import LIBRARY, library_service
+from .test_any_service import generated  # noqa: F401  (the fixture: library_pb2)
 from .test_gateway import SdkAgent
 from .test_interop import _message
 
@@ -62,13 +78,48 @@ def _free_port() -> int:
         return port
 
 
+def _temporary(cwd: Path) -> tuple[Path, dict[str, str]]:
+    """A TMPDIR of the run's own, and the environment that gives it to the command."""
+    tmp = cwd / "tmp"
+    tmp.mkdir(exist_ok=True)
+    return tmp, {**os.environ, "TMPDIR": str(tmp)}
+
+
+def _package_folders(tmp: Path) -> list[Path]:
+    return sorted(tmp.glob("a2a-gateway-*"))
+
+
+def _gateway_run(args: list[str], cwd: Path) -> tuple[Any, Path]:
+    """``a2a-codegen gateway ARGS`` to its end (a refusal, a failure); the finished
+    process and its TMPDIR."""
+    tmp, env = _temporary(cwd)
+    done = subprocess.run(
+        [*CLI, "gateway", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done, tmp
+
+
 @contextmanager
-def gateway_process(*args: str, cwd: Path) -> Iterator[str]:
-    """``a2a-codegen gateway ARGS --port P`` until its card answers; its base URL."""
+def gateway_process(
+    *args: str,
+    cwd: Path,
+    probe: str = "/.well-known/agent-card.json",
+    stop: signal.Signals = signal.SIGTERM,
+) -> Iterator[str]:
+    """``a2a-codegen gateway ARGS --port P`` until ``probe`` answers; its base URL.
+    Stopped by ``stop``; then its temporary package folder, there while it served,
+    must be gone, and the process ended by the exit that removes it."""
     port = _free_port()
+    tmp, env = _temporary(cwd)
     process = subprocess.Popen(
         [*CLI, "gateway", *args, "--port", str(port)],
         cwd=cwd,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -79,15 +130,20 @@ def gateway_process(*args: str, cwd: Path) -> Iterator[str]:
         while True:
             assert process.poll() is None, process.communicate()[1]
             try:
-                httpx.get(f"{base}/.well-known/agent-card.json", timeout=2)
+                httpx.get(f"{base}{probe}", timeout=2)
                 break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "the gateway did not start"
                 time.sleep(0.1)
+        (serving,) = _package_folders(tmp)
+        assert any(serving.glob("*/grpc_binding.py"))  # the package it serves
         yield base
     finally:
-        process.terminate()
-        process.wait(30)
+        process.send_signal(stop)
+        _, stderr = process.communicate(timeout=30)
+    # SIGTERM ends it as SystemExit(143); Ctrl-C is a stop to uvicorn.run (status 0).
+    assert process.returncode == (143 if stop == signal.SIGTERM else 0), stderr
+    assert not serving.exists() and _package_folders(tmp) == [], stderr
 
 
 def _through(base: str) -> tuple[dict[str, Any], dict[str, list[str]]]:
@@ -210,15 +266,12 @@ def test_the_gateway_command_refuses_a_bad_card_naming_it(
 ) -> None:
     if card is not None:
         (tmp_path / "card.json").write_text(card)
-    done = subprocess.run(
-        [*CLI, "gateway", "--target", "127.0.0.1:1", "--card", "card.json"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done, tmp = _gateway_run(
+        ["--target", "127.0.0.1:1", "--card", "card.json"], tmp_path
     )
     assert done.returncode == 1 and expected in done.stderr, done.stderr
     assert "gateway on" not in done.stderr  # nothing was served
+    assert _package_folders(tmp) == []
 
 
 def test_the_card_rewriter_keeps_what_is_not_served() -> None:
@@ -248,3 +301,180 @@ def test_the_card_rewriter_keeps_what_is_not_served() -> None:
         "https://p",
         "https://p",
     ]
+
+
+# ------------------------------------------------------- any gRPC service
+
+
+@pytest.fixture(scope="module")
+def library(generated: Path) -> Iterator[str]:
+    """The test's own ``grpc.aio`` server of LibraryService and AdminService; its
+    target."""
+    register, _, _ = library_service()
+    with GrpcServer(register) as served:
+        yield served.target
+
+
+def _library_args(target: str, *more: str) -> list[str]:
+    return [str(LIBRARY), "-I", str(LIBRARY.parent), "--target", target, *more]
+
+
+def test_the_gateway_command_in_front_of_any_grpc_service(
+    library: str, tmp_path: Path
+) -> None:
+    """No card, JSON-RPC off by default; the service's own routes and statuses.
+    Stopped with Ctrl-C (SIGINT)."""
+    with (
+        gateway_process(
+            *_library_args(library),
+            cwd=tmp_path,
+            probe="/admin/ping",
+            stop=signal.SIGINT,
+        ) as base,
+        httpx.Client(base_url=base, timeout=20) as http,
+    ):
+        book = http.get("/v1/shelves/1/books/1")
+        assert (book.status_code, book.headers["content-type"]) == (
+            200,
+            "application/json",
+        )
+        assert book.json()["title"] == "Dune"
+        assert http.get("/v1/books/2").json()["title"] == "Odes"  # additional binding
+        created = http.post(
+            "/v1/shelves/2/books", params={"requestId": "9"}, json={"title": "New"}
+        )
+        assert created.json() == {"name": "shelves/2/books/9", "title": "New"}
+        again = http.post(
+            "/v1/shelves/2/books", params={"requestId": "9"}, json={"title": "New"}
+        )
+        assert again.status_code == 409
+        assert again.json()["error"]["status"] == "ALREADY_EXISTS"
+        assert again.json()["error"]["details"][0]["reason"] == "BOOK_EXISTS"
+        lines = http.get(
+            "/v1/shelves/1/books:stream", headers={"Accept": "application/x-ndjson"}
+        ).content.splitlines()
+        assert [json.loads(line)["result"]["title"] for line in lines] == [
+            "Dune",
+            "Odes",
+        ]
+        # No card, and no JSON-RPC endpoint: "/" is Ping's GET binding, nothing else.
+        card = http.get("/.well-known/agent-card.json")
+        assert (card.status_code, card.json()["error"]["status"]) == (404, "NOT_FOUND")
+        rpc = {"jsonrpc": "2.0", "id": 1, "method": "Ping", "params": {}}
+        assert http.post("/", json=rpc).status_code == 405
+        assert http.get("/").json() == {}
+
+
+def test_the_gateway_command_serves_json_rpc_for_any_service_when_asked(
+    library: str, tmp_path: Path
+) -> None:
+    with (
+        gateway_process(
+            *_library_args(
+                library, "--jsonrpc-path", "/rpc", "--http-json-prefix", "/api"
+            ),
+            cwd=tmp_path,
+            probe="/api/admin/ping",
+        ) as base,
+        httpx.Client(base_url=base, timeout=20) as http,
+    ):
+
+        def get_book(name: str) -> Any:
+            envelope = {"jsonrpc": "2.0", "id": 3, "method": "GetBook"}
+            return http.post("/rpc", json={**envelope, "params": {"name": name}}).json()
+
+        got = get_book("shelves/1/books/1")
+        assert (got["id"], got["result"]["title"]) == (3, "Dune")
+        missing = get_book("shelves/1/books/404")["error"]
+        assert (missing["code"], missing["data"]["status"]) == (-32000, "NOT_FOUND")
+        assert http.get("/api/v1/books/1").json()["title"] == "Dune"
+        assert http.get("/v1/books/1").status_code == 404  # only under the prefix
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ("--card", "card.json"),
+            "--card is for an A2A service's agent card; library_binding has no A2A "
+            "profile, so no card is served: drop --card",
+        ),
+        (("--public-url", "https://x.example"), "drop --public-url"),
+    ],
+)
+def test_a_card_for_a_service_without_the_a2a_profile_is_refused(
+    tmp_path: Path, args: tuple[str, ...], expected: str
+) -> None:
+    (tmp_path / "card.json").write_text(json.dumps(CARD))
+    done, tmp = _gateway_run(_library_args("127.0.0.1:1", *args), tmp_path)
+    assert done.returncode == 1 and expected in done.stderr, done.stderr
+    assert "gateway on" not in done.stderr and _package_folders(tmp) == []
+
+
+def test_an_a2a_service_without_a_card_is_refused(tmp_path: Path) -> None:
+    done, tmp = _gateway_run(["--target", "127.0.0.1:1"], tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert (
+        "a2a-codegen: a2a_binding is an A2A service: give its agent card with "
+        "--card FILE (ProtoJSON), which the gateway serves"
+    ) in done.stderr
+    assert "gateway on" not in done.stderr and _package_folders(tmp) == []
+
+
+# ------------------------------------------------------- the temporary folder
+
+
+def test_a_run_failing_after_the_folder_was_made_removes_it(tmp_path: Path) -> None:
+    """The port is taken: uvicorn gives up after the package was written."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        done, tmp = _gateway_run(_library_args("127.0.0.1:1", "--port", port), tmp_path)
+    # uvicorn's startup failure: status 3, after it said why.
+    assert done.returncode == 3 and "address already in use" in done.stderr, done.stderr
+    made = re.search(r"package in (\S+), removed on exit", done.stderr)
+    assert made is not None, done.stderr  # it got as far as serving
+    assert Path(made[1]).parent == tmp
+    assert not Path(made[1]).exists() and _package_folders(tmp) == []
+
+
+def test_the_package_folder_goes_with_the_block_however_it_ends(
+    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``package_folder`` and ``load_package`` in process: removed and off
+    ``sys.path`` after an error; SIGTERM inside the block is ``SystemExit(143)``, and
+    the handler before it is back afterwards. ``library_pb2`` is importable already
+    (``generated``): no protoc run, which refused one without input files."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    request = compile_request(LIBRARY, "grpc=true")
+    files = {file.name: file.content for file in generate(request).file}
+    assert served_package(files) == ("library_binding", False)
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(RuntimeError, match="after loading"):
+        with package_folder() as folder:
+            package = load_package(request, files, from_module=False, folder=folder)
+            assert folder.parent == tmp_path and str(folder) in sys.path
+            assert package.a2a is False
+            assert package.asgi.__name__ == "library_binding.asgi"
+            assert not (folder / "library_pb2.py").exists()
+            raise RuntimeError("after loading")
+    assert not folder.exists() and str(folder) not in sys.path
+    for name, module in list(sys.modules.items()):  # imported from the folder gone
+        if str(getattr(module, "__file__", None) or "").startswith(str(folder)):
+            del sys.modules[name]
+    with pytest.raises(SystemExit) as exited:
+        with package_folder() as folder:
+            signal.raise_signal(signal.SIGTERM)
+    assert exited.value.code == 143 and not folder.exists()
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_served_package_refuses_none_and_several() -> None:
+    a2a = {"a2a_binding/grpc_binding.py": "", "a2a_binding/protocol.py": ""}
+    assert served_package(a2a) == ("a2a_binding", True)
+    with pytest.raises(GatewayError, match="no service with google.api.http rules"):
+        served_package({"x/routes.py": ""})
+    with pytest.raises(GatewayError, match=r"several packages \(a, b\): give one"):
+        served_package({"a/grpc_binding.py": "", "b/grpc_binding.py": ""})

@@ -13,10 +13,11 @@ request validation refused, a body that is not JSON, a JSON-RPC envelope error, 
 passed deadline, or a ``Refusal`` the server made itself. Anything else is a failure
 of the handler, answered ``internal``.
 
-Each form has two renderings: A2A's (``http_body``, ``jsonrpc_error``) and the one of
-any other gRPC service, as grpc-gateway writes it (``rpc_status``: a bare
-``google.rpc.Status`` with the code's number; ``jsonrpc_status_error``: that Status in
-the JSON-RPC error's ``data``).
+The HTTP+JSON form is the same for every service (``http_body``: ``{"error":
+rpc_status}``, the ``google.rpc.Status`` with the HTTP status as ``code`` and the gRPC
+code's name as ``status``); the JSON-RPC form has two renderings, A2A's
+(``jsonrpc_error``, the error table's ``data``) and the one of any other gRPC service
+(``jsonrpc_status_error``: that same Status in ``data``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ._errors import A2AError
 from ._json import NotJson, encode
 from ._jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, PARSE_ERROR, JsonRpcError
 from ._query import QueryError
-from ._status import RpcError, jsonrpc_code, status_body
+from ._status import RpcError, jsonrpc_code
 from ._validate import ValidationError
 
 __all__ = [
@@ -116,8 +117,9 @@ class Failure(NamedTuple):
     rpc_message: str = ""
     headers: tuple[tuple[str, str], ...] = ()
 
-    def http_body(self) -> bytes:
-        """The HTTP+JSON body: ``{"error": google.rpc.Status}``."""
+    def rpc_status(self) -> dict[str, Any]:
+        """The ``google.rpc.Status`` object: ``code`` the HTTP status, ``status`` the
+        gRPC code's name, ``message``, ``details`` when there are any."""
         error: dict[str, Any] = {
             "code": self.http_status,
             "status": self.status,
@@ -125,7 +127,11 @@ class Failure(NamedTuple):
         }
         if self.details:
             error["details"] = list(self.details)
-        return encode({"error": error})
+        return error
+
+    def http_body(self) -> bytes:
+        """The HTTP+JSON body: ``{"error": google.rpc.Status}``."""
+        return encode({"error": self.rpc_status()})
 
     def jsonrpc_error(self) -> dict[str, Any]:
         """The JSON-RPC error object."""
@@ -136,11 +142,6 @@ class Failure(NamedTuple):
         if self.data is not None:
             error["data"] = self.data
         return error
-
-    def rpc_status(self) -> dict[str, Any]:
-        """The ``google.rpc.Status`` as grpc-gateway renders it: ``code`` the gRPC
-        code's number (not the HTTP status), ``message``, ``details`` always there."""
-        return status_body(self.status, self.message, self.details)
 
     def jsonrpc_status_error(self) -> dict[str, Any]:
         """The JSON-RPC error object of a service without the A2A profile: the code

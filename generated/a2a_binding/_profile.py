@@ -8,13 +8,16 @@ streams go out.
 
 ``A2A`` is the A2A binding's (§9, §11): errors as ``{"error": Status}`` with the A2A
 error table's codes, answers in ``application/a2a+json``, streams as server-sent
-events. ``GATEWAY`` is grpc-gateway's, for a service with http rules and no A2A
-profile: an error is the bare ``google.rpc.Status`` (``{"code": <gRPC code number>,
-"message", "details"}``) with the HTTP status grpc-gateway gives its code; JSON-RPC
-errors carry that Status in ``data``; answers are ``application/json``; a server
-stream sends grpc-gateway's chunks, ``{"result": <message>}`` per event and
-``{"error": Status}`` as the last one after a failure, as server-sent events (the
-default) or newline-delimited JSON when the request's ``Accept`` prefers one of
+events. ``GATEWAY`` is the one for a service with http rules and no A2A profile. Its
+HTTP+JSON error is A2A's form, ``{"error": {"code": <HTTP status>, "status": <gRPC
+code name>, "message", "details"}}`` (``Failure.http_body``), with the HTTP status
+``google.rpc.Code`` documents for the code, so a client reads one form from an A2A
+agent and from any other service here (grpc-gateway writes the bare Status instead,
+``{"code": <gRPC code number>, "message", "details"}``). JSON-RPC errors carry
+that Status object in ``data``; answers are ``application/json``; a server stream
+sends grpc-gateway's chunks, ``{"result": <message>}`` per event and, after a
+failure, the error body ``{"error": Status}`` as the last one, as server-sent events
+(the default) or newline-delimited JSON when the request's ``Accept`` prefers one of
 :data:`NDJSON_TYPES` (by ``q``) to ``text/event-stream``; the answer then has
 ``Content-Type: application/x-ndjson``. The application's other choices (versions
 checked, a card served) are its own parameters.
@@ -27,7 +30,6 @@ from typing import Any
 from ._errors import A2AError
 from ._failure import Failure, Refusal
 from ._headers import OWS, RequestHead, list_items
-from ._json import encode
 from ._jsonrpc import INVALID_REQUEST
 from ._media import HTTP_JSON_CONTENT_TYPE
 from ._responses import SSE, Framing
@@ -50,8 +52,9 @@ NDJSON_TYPES = frozenset(
 
 
 def _chunk(data: bytes, error: bool) -> bytes:
-    """grpc-gateway's stream chunk around an event's (or an error's) JSON."""
-    return (b'{"error":' if error else b'{"result":') + data + b"}"
+    """grpc-gateway's stream chunk of an event's JSON (``{"result": event}``); an
+    error's is its HTTP+JSON body, ``{"error": Status}`` already."""
+    return data if error else b'{"result":' + data + b"}"
 
 
 NDJSON = Framing(
@@ -117,12 +120,10 @@ class Profile:
 
 
 class GatewayProfile(Profile):
-    """grpc-gateway's forms, for a service without the A2A profile."""
+    """The forms of a service without the A2A profile: A2A's error body, JSON-RPC
+    errors with the Status in ``data``, grpc-gateway's Content-Type and streams."""
 
     content_type = "application/json"
-
-    def http_body(self, failure: Failure) -> bytes:
-        return encode(failure.rpc_status())
 
     def jsonrpc_error(self, failure: Failure) -> dict[str, Any]:
         return failure.jsonrpc_status_error()
@@ -139,4 +140,4 @@ class GatewayProfile(Profile):
 A2A = Profile()
 """The A2A binding's forms."""
 GATEWAY = GatewayProfile()
-"""grpc-gateway's forms, for any other gRPC service."""
+"""The forms of any other gRPC service (see :class:`GatewayProfile`)."""

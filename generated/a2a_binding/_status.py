@@ -5,11 +5,12 @@
 """gRPC status codes (``google.rpc.Code``) for HTTP and JSON-RPC, and ``RpcError``, the
 error a handler of any service raises.
 
-``HTTP_STATUS`` is the HTTP status grpc-gateway's runtime answers each code with
-(``runtime/errors.go``, ``HTTPStatusFromCode``: FAILED_PRECONDITION is 400, not 412;
-CANCELLED is 499, "client closed request"); a code it does not know is 500 there, so
-``RpcError`` refuses one instead. ``status_body`` is a ``google.rpc.Status`` in the
-form grpc-gateway writes it: ``{"code": <number>, "message", "details": [...]}``.
+``HTTP_STATUS`` is the HTTP status ``google/rpc/code.proto`` documents for each code
+(its "HTTP Mapping" lines: FAILED_PRECONDITION is 400, not 412; CANCELLED is 499,
+"client closed request"); grpc-gateway's ``HTTPStatusFromCode`` gives the same ones. A
+code outside the table is 500 there, so ``RpcError`` refuses one instead. The error
+body is ``_failure.Failure.rpc_status``, the ``google.rpc.Status`` form the A2A binding
+writes too.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ __all__ = [
     "RpcError",
     "SERVER_ERROR",
     "jsonrpc_code",
-    "status_body",
 ]
 
 CODES: Mapping[str, int] = MappingProxyType(
@@ -71,7 +71,7 @@ HTTP_STATUS: Mapping[str, int] = MappingProxyType(
         "UNAUTHENTICATED": 401,
     }
 )
-"""The HTTP status of each code, as grpc-gateway's ``HTTPStatusFromCode`` gives it."""
+"""The HTTP status of each code, as ``google/rpc/code.proto`` documents it."""
 
 SERVER_ERROR = -32000
 """The JSON-RPC code of a status JSON-RPC has no code of its own for (the start of
@@ -90,12 +90,6 @@ def jsonrpc_code(code: str) -> int:
     INVALID_ARGUMENT, -32601 for UNIMPLEMENTED, -32603 for INTERNAL,
     :data:`SERVER_ERROR` for the rest (the Status in ``data`` names the code)."""
     return _JSONRPC_CODES.get(code, SERVER_ERROR)
-
-
-def status_body(code: str, message: str, details: Iterable[Any] = ()) -> dict[str, Any]:
-    """The ``google.rpc.Status`` of ``code`` (a name of :data:`CODES`) as grpc-gateway
-    renders it: the code's number, the message, and ``details`` always present."""
-    return {"code": CODES[code], "message": message, "details": list(details)}
 
 
 class RpcError(Exception):
@@ -121,7 +115,7 @@ class RpcError(Exception):
 
     @property
     def http_status(self) -> int:
-        """The HTTP status grpc-gateway gives this code."""
+        """The HTTP status ``google.rpc.Code`` documents for this code."""
         return HTTP_STATUS[self.code]
 
     def __repr__(self) -> str:

@@ -1,7 +1,11 @@
-"""Serving any gRPC service (no A2A profile): ``_status`` (codes, grpc-gateway's HTTP
-statuses, ``RpcError``), ``_profile`` (grpc-gateway's error forms and streams, the
-NDJSON choice), and the ASGI application with ``profile=GATEWAY``, no card and no
-version check."""
+"""Serving any gRPC service (no A2A profile): ``_status`` (codes, the HTTP status
+``google.rpc.Code`` documents for each, ``RpcError``), ``_profile`` (the error forms,
+grpc-gateway's streams, the NDJSON choice), and the ASGI application with
+``profile=GATEWAY``, no card and no version check.
+
+The HTTP+JSON error is the contract's ``{"error": {"code": <HTTP status>, "status":
+<name>, "message", "details"}}``, the A2A binding's form, not grpc-gateway's bare
+``{"code": <gRPC number>, "message", "details"}``."""
 
 from __future__ import annotations
 
@@ -24,23 +28,30 @@ from codegen.runtime._status import (
     SERVER_ERROR,
     RpcError,
     jsonrpc_code,
-    status_body,
 )
 from codegen.runtime._sse import parse_sse
 
+from ..google_rpc import documented_http_mapping
 from .test_asgi import JSON, Handler, drive, make_app, rpc_body, run
 
 # ------------------------------------------------------------------- _status
 
 
-def test_every_code_has_a_number_and_grpc_gateways_http_status() -> None:
+def test_every_code_has_a_number_and_an_http_status() -> None:
     assert set(CODES) == set(HTTP_STATUS) and len(CODES) == 17
     assert sorted(CODES.values()) == list(range(17))
-    # The ones where grpc-gateway differs from a first guess.
+    # The ones that differ from a first guess.
     assert HTTP_STATUS["FAILED_PRECONDITION"] == 400  # not 412
     assert HTTP_STATUS["CANCELLED"] == 499
     assert HTTP_STATUS["RESOURCE_EXHAUSTED"] == 429
     assert HTTP_STATUS["DEADLINE_EXCEEDED"] == 504
+
+
+def test_the_http_statuses_are_the_ones_google_rpc_code_documents() -> None:
+    documented = documented_http_mapping()
+    if documented is None:
+        pytest.skip("googleapis-common-protos ships no google/rpc/code.proto here")
+    assert documented == {name: (CODES[name], HTTP_STATUS[name]) for name in CODES}
 
 
 def test_rpc_error() -> None:
@@ -59,12 +70,11 @@ def test_rpc_error() -> None:
             RpcError(wrong, "m")
 
 
-def test_jsonrpc_codes_and_the_status_body() -> None:
+def test_jsonrpc_codes() -> None:
     assert jsonrpc_code("INVALID_ARGUMENT") == -32602
     assert jsonrpc_code("UNIMPLEMENTED") == -32601
     assert jsonrpc_code("INTERNAL") == -32603
     assert jsonrpc_code("NOT_FOUND") == SERVER_ERROR == -32000
-    assert status_body("NOT_FOUND", "m") == {"code": 5, "message": "m", "details": []}
 
 
 def test_failure_of_an_rpc_error_and_its_two_renderings() -> None:
@@ -79,16 +89,29 @@ def test_failure_of_an_rpc_error_and_its_two_renderings() -> None:
             "details": [detail],
         }
     }
-    assert failure.rpc_status() == {"code": 5, "message": "gone", "details": [detail]}
+    status = {
+        "code": 404,
+        "status": "NOT_FOUND",
+        "message": "gone",
+        "details": [detail],
+    }
+    assert failure.rpc_status() == status
+    assert json.loads(failure.http_body()) == {"error": failure.rpc_status()}
     assert failure.jsonrpc_status_error() == {
         "code": -32000,
         "message": "gone",
-        "data": {"code": 5, "message": "gone", "details": [detail]},
+        "data": status,
     }
     bare = failure_of(RpcError("UNAVAILABLE", "down"))
     assert bare is not None and bare.data is None and bare.http_status == 503
+    # No details: the Status has none (as A2A's body always did).
+    assert bare.rpc_status() == {
+        "code": 503,
+        "status": "UNAVAILABLE",
+        "message": "down",
+    }
     refused = bad_request("bad", [("f", "d")])
-    assert refused.jsonrpc_status_error()["data"]["code"] == 3
+    assert refused.jsonrpc_status_error()["data"]["status"] == "INVALID_ARGUMENT"
 
 
 # ------------------------------------------------------------------ _profile
@@ -118,12 +141,11 @@ def test_prefers_ndjson(accept: list[str], ndjson: bool) -> None:
 def test_the_gateway_profiles_forms() -> None:
     failure = failure_of(RpcError("ABORTED", "again"))
     assert failure is not None
+    assert GATEWAY.http_body(failure) == A2A.http_body(failure) == failure.http_body()
     assert json.loads(GATEWAY.http_body(failure)) == {
-        "code": 10,
-        "message": "again",
-        "details": [],
+        "error": {"code": 409, "status": "ABORTED", "message": "again"}
     }
-    assert GATEWAY.jsonrpc_error(failure)["data"]["code"] == 10
+    assert GATEWAY.jsonrpc_error(failure)["data"] == failure.rpc_status()
     assert GATEWAY.content_type == "application/json"
     assert A2A.content_type == "application/a2a+json"
     assert A2A.jsonrpc_error(failure) == failure.jsonrpc_error()
@@ -136,7 +158,8 @@ def test_the_gateway_profiles_forms() -> None:
     head = RequestHead([(b"accept", b"application/x-ndjson")])
     assert GATEWAY.framing(head) is NDJSON and A2A.framing(head) is SSE
     assert NDJSON.frame(b'{"a":1}', 0, False) == b'{"result":{"a":1}}\n'
-    assert NDJSON.frame(b'{"code":1}', 3, True) == b'{"error":{"code":1}}\n'
+    # An error's chunk is its HTTP+JSON body as it is: {"error": Status}.
+    assert NDJSON.frame(failure.http_body(), 3, True) == failure.http_body() + b"\n"
     events = GATEWAY.framing(RequestHead([]))
     (event,) = parse_sse([events.frame(b'{"a":1}', 4, False)])
     assert (event.id, json.loads(event.data)) == ("4", {"result": {"a": 1}})
@@ -181,38 +204,56 @@ def test_no_version_is_checked_and_no_card_served() -> None:
     assert (card.status, card.json()) == (
         404,
         {
-            "code": 5,
-            "message": "GET /.well-known/agent-card.json: no route has this path",
-            "details": [],
+            "error": {
+                "code": 404,
+                "status": "NOT_FOUND",
+                "message": "GET /.well-known/agent-card.json: no route has this path",
+            }
         },
     )
     assert app.supported_versions == ()
 
 
-def test_errors_are_grpc_gateways_status() -> None:
+def test_errors_are_the_google_rpc_status_under_error() -> None:
     app = gateway()
     body = json.dumps({"text": "exists"}).encode()
     answer = run(drive(app, "POST", "/message:send", body=body, headers=JSON))
     assert (answer.status, answer.json()) == (
         409,
-        {"code": 6, "message": "it exists", "details": [{"@type": "t/x", "a": 1}]},
+        {
+            "error": {
+                "code": 409,
+                "status": "ALREADY_EXISTS",
+                "message": "it exists",
+                "details": [{"@type": "t/x", "a": 1}],
+            }
+        },
     )
+    assert answer.headers["content-type"] == "application/json"
     wrong = run(drive(app, "PUT", "/tasks/t1"))
-    assert (wrong.status, wrong.json()["code"], wrong.headers["allow"]) == (
+    assert (wrong.status, wrong.json()["error"]["status"], wrong.headers["allow"]) == (
         405,
-        12,
+        "UNIMPLEMENTED",
         "DELETE, GET, HEAD",
     )
     text = [(b"content-type", b"text/plain")]
     refused = run(drive(app, "POST", "/message:send", body=b"x", headers=text))
-    assert (refused.status, refused.json()["code"]) == (415, 3)
+    assert (refused.status, refused.json()["error"]) == (
+        415,
+        {
+            "code": 415,
+            "status": "INVALID_ARGUMENT",
+            "message": refused.json()["error"]["message"],
+        },
+    )
     rpc_refused = run(drive(app, "POST", "/", body=b"x", headers=text))
     assert rpc_refused.json()["error"]["code"] == -32600
     invalid = run(
         drive(app, "POST", "/message:send", body=b'{"text": "invalid"}', headers=JSON)
     )
-    assert invalid.status == 400
-    assert invalid.json()["details"][0]["fieldViolations"][0]["field"] == "text"
+    assert (invalid.status, invalid.json()["error"]["code"]) == (400, 400)
+    violations = invalid.json()["error"]["details"][0]["fieldViolations"]
+    assert violations[0]["field"] == "text"
 
 
 def test_json_rpc_errors_carry_the_status_in_data() -> None:
@@ -223,14 +264,15 @@ def test_json_rpc_errors_carry_the_status_in_data() -> None:
         "code": -32000,
         "message": "it exists",
         "data": {
-            "code": 6,
+            "code": 409,
+            "status": "ALREADY_EXISTS",
             "message": "it exists",
             "details": [{"@type": "t/x", "a": 1}],
         },
     }
     unknown = run(drive(app, "POST", "/", body=rpc_body("Nope", {})))
     assert unknown.json()["error"]["code"] == -32601
-    assert unknown.json()["error"]["data"]["code"] == 3
+    assert unknown.json()["error"]["data"]["status"] == "INVALID_ARGUMENT"
 
 
 def test_streams_send_grpc_gateways_chunks_as_sse_or_ndjson() -> None:
@@ -238,16 +280,14 @@ def test_streams_send_grpc_gateways_chunks_as_sse_or_ndjson() -> None:
     body = json.dumps({"text": "aborted"}).encode()
     sse = run(drive(app, "POST", "/message:stream", body=body, headers=JSON))
     assert sse.headers["content-type"] == "text/event-stream"
-    assert sse.events() == [
-        ("0", {"result": {"n": 0}}),
-        ("1", {"error": {"code": 10, "message": "stopped", "details": []}}),
-    ]
+    stopped = {"error": {"code": 409, "status": "ABORTED", "message": "stopped"}}
+    assert sse.events() == [("0", {"result": {"n": 0}}), ("1", stopped)]
     accept = [*JSON, (b"accept", b"application/x-ndjson")]
     lines = run(drive(app, "POST", "/message:stream", body=body, headers=accept))
     assert lines.headers["content-type"] == "application/x-ndjson"
     assert [json.loads(line) for line in lines.body.splitlines()] == [
         {"result": {"n": 0}},
-        {"error": {"code": 10, "message": "stopped", "details": []}},
+        stopped,
     ]
     # A2A's own stream is unchanged: bare events, A2A's error form.
     a2a = run(
