@@ -533,7 +533,7 @@ def test_the_same_handler_answers_alike_over_all_three_bindings(tenant: str) -> 
             results[kind] = asyncio.run(asyncio.wait_for(over_http(kind, base), 60))
     results["grpc"] = asyncio.run(asyncio.wait_for(over_grpc(), 60))
     assert results["grpc"] == results["rest"] == results["jsonrpc"]
-    assert ("TaskNotFoundError", "task 'nope' not found") in results["grpc"]
+    assert ("TaskNotFoundError", "no task 'nope'") in results["grpc"]
     assert ("TaskNotCancelableError", "task task-2 has ended") in results["grpc"]
 
 
@@ -607,7 +607,7 @@ def test_backend_makes_add_to_server_a_proxy() -> None:
 
     sent, error, kinds = asyncio.run(asyncio.wait_for(scenario(), 30))
     assert sent.task.status.state == pb.TASK_STATE_COMPLETED
-    assert error.message == "task 'nope' not found"  # type: ignore[attr-defined]
+    assert error.message == "no task 'nope'"  # type: ignore[attr-defined]
     assert kinds == ["task", "status_update"]
 
 

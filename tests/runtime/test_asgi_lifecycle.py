@@ -732,8 +732,9 @@ def test_the_logger_is_named_after_the_package_it_is_copied_into(
             drive(app, "POST", "/message:send", body=b'{"text":"boom"}', headers=V)
         )
     assert answer.status == 500
-    assert caplog.records
-    assert {record.name for record in caplog.records} == {"mypkg.asgi"}
+    # asyncio may log a task another test left behind, whenever it is collected.
+    names = {record.name for record in caplog.records} - {"asyncio"}
+    assert names == {"mypkg.asgi"}
 
 
 def test_a_routes_module_instead_of_its_table_is_refused_at_creation() -> None:
