@@ -30,6 +30,13 @@ What it answers, in the order it decides:
 When both bindings share a path (the defaults put both at the root), an HTTP+JSON route
 wins, so a JSON-RPC tenant endpoint named like a route's first segment is not reachable.
 
+Given a 0.3 side (``v0_3``, the A2A packages' ``V0_3Serving``) and "0.3" among the
+supported versions, 0.3 clients are served from the same handler: a 0.3 JSON-RPC
+method, and a 0.3 route (matched before the 1.0 ones, unless the request names a later
+version), is converted to its 1.0 request, validated and answered in 0.3's form; a 0.3
+stream's error before its first event goes as its one event; the card's form follows
+the version a request names (``Vary: A2A-Version``). See ``_params.VersionPolicy``.
+
 Decisions: a body over ``max_body_bytes`` is 413 (HTTP+JSON) or -32600 (JSON-RPC: the
 request was not read, so it is no parse error); a body whose Content-Type is not one
 the binding reads is the A2A ``ContentTypeNotSupportedError`` (400 / -32005), while a
@@ -413,11 +420,17 @@ class A2AApplication:
                 await self._send_failure(send, not_found(verb, path, _DOCUMENT_VERBS))
             return
         route_path = self._route_path(path)
+        tables = self._tables
         if route_path is not None:
-            for table, v0_3 in self._tables:
+            request_head = RequestHead(scope.get("headers") or ())
+            if len(tables) > 1 and not self._speaks_v0_3(request_head, scope):
+                tables = tables[1:]  # a later version named: that version's routes
+            for table, v0_3 in tables:
                 found = table.match("GET" if head else verb, route_path)
                 if found is not None:
-                    await self._http_json(scope, receive, send, found, head, v0_3)
+                    await self._http_json(
+                        scope, receive, send, found, head, v0_3, request_head
+                    )
                     return
         rpc_tenant = (
             endpoint_tenant(path, self.jsonrpc_path or "/")
@@ -431,7 +444,7 @@ class A2AApplication:
             return
         allowed = {
             verb
-            for table, _ in self._tables
+            for table, _ in tables
             for verb in (table.allowed_verbs(route_path) if route_path else ())
         }
         if rpc_tenant is not None:
@@ -462,7 +475,12 @@ class A2AApplication:
                 assert self._card_path is not None
                 tenant = tenant_of(path, self._card_path) or ""
                 document = self.documents.card(
-                    where, tenant, composed=self._card_for_v0_3(scope)
+                    where,
+                    tenant,
+                    composed=self.v0_3 is not None
+                    and self._speaks_v0_3(
+                        RequestHead(scope.get("headers") or ()), scope
+                    ),
                 )
         except Exception as exc:  # the card callable failed, or gave no JSON object
             await self._send_failure(
@@ -478,13 +496,14 @@ class A2AApplication:
             send, 200, document.body, JSONRPC_CONTENT_TYPE, document.headers, head=head
         )
 
-    def _card_for_v0_3(self, scope: Scope) -> bool:
-        """Whether a card request gets the card 0.3 clients read too: one naming no
-        version or 0.3 does (§3.6.2: no version is 0.3; 0.3 clients send none), one
-        naming a later version the card as given."""
-        if self.v0_3 is None or self._versions is None:
+    def _speaks_v0_3(self, head: RequestHead, scope: Scope) -> bool:
+        """Whether a request may be 0.3's, by the version it names: no version or 0.3
+        (§3.6.2: no version is 0.3; 0.3 clients send none). A card request naming a
+        later version gets the card as given, an HTTP+JSON request that version's
+        routes only (so a 1.0 tenant named like a 0.3 route's first segment, ``v1``,
+        is reached by naming 1.0)."""
+        if self._versions is None:
             return False
-        head = RequestHead(scope.get("headers") or ())
         try:
             params = read_service_params(
                 head.versions, (), scope.get("query_string", b"")
@@ -676,12 +695,12 @@ class A2AApplication:
         found: Match,
         head: bool,
         v0_3: bool,
+        request_head: RequestHead,
     ) -> None:
         """One HTTP+JSON call; ``v0_3``: of a 0.3 route, converted to the 1.0 rpc
         and request and back, validated as 1.0."""
         route = found.route
         where = rpc = route.rpc
-        request_head = RequestHead(scope.get("headers") or ())
         try:
             body = await read_body(
                 receive, request_head.content_length, self.max_body_bytes

@@ -460,15 +460,6 @@ def test_a_0_3_route_is_converted_then_validated_as_1_0(make: Any) -> None:
     assert unknown.status == 400
     violation = json.loads(unknown.body)["error"]["details"][0]["fieldViolations"][0]
     assert violation["field"] == "message.messageId"
-    named = rest(
-        app,
-        "POST",
-        "/v1/message:send",
-        {"message": MESSAGE_03_REST},
-        headers=[(b"a2a-version", b"1.0")],
-    )
-    assert named.status == 400
-    assert "0.3 method or route" in json.loads(named.body)["error"]["message"]
     assert store.calls == []
     wrong_verb = rest(app, "DELETE", "/v1/message:send")
     assert (wrong_verb.status, wrong_verb.headers["allow"]) == (405, "POST")
@@ -563,3 +554,37 @@ def test_a_0_3_route_reads_ids_holding_a_slash(make: Any) -> None:
     answer = rest(app, "GET", "/v1/tasks/a%2Fb")
     assert answer.status == 200, answer.body
     assert store.calls[-1][:2] == ("GetTask", {"id": "a/b"})
+
+
+def test_a_request_naming_1_0_reaches_the_1_0_routes_of_tenant_v1(make: Any) -> None:
+    """``/v1/...`` is a 0.3 route and a 1.0 route of tenant ``v1``: naming 1.0 says
+    which; a 0.3 route naming 1.0 is then a 1.0 request, a 1.0 route naming 0.3 is
+    refused (0.3's routes are ``/v1/...``)."""
+    store = Store()
+    app = make(store)
+    message = {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    named = rest(
+        app,
+        "POST",
+        "/v1/message:send",
+        {"message": message},
+        headers=[(b"a2a-version", b"1.0")],
+    )
+    assert named.status == 200, named.body
+    rpc, request, version = store.calls[-1]
+    assert (rpc, request.get("tenant"), version) == ("SendMessage", "v1", "1.0")
+    refused = rest(
+        app,
+        "POST",
+        "/message:send",
+        {"message": message},
+        headers=[(b"a2a-version", b"0.3")],
+    )
+    assert refused.status == 400
+    assert json.loads(refused.body)["error"]["details"][0]["reason"] == (
+        "VERSION_NOT_SUPPORTED"
+    )
+    wrong_verb = rest(
+        app, "DELETE", "/v1/message:send", headers=[(b"a2a-version", b"1.0")]
+    )
+    assert (wrong_verb.status, wrong_verb.headers["allow"]) == (405, "POST")
