@@ -304,14 +304,8 @@ class A2AApplication:
         self.http_json_prefix = _prefix(http_json_prefix, "http_json_prefix")
         self.jsonrpc_path = _prefix(jsonrpc_path, "jsonrpc_path")
         self.profile = profile
-        self._versions = (
-            VersionPolicy(supported_versions)
-            if supported_versions is not None
-            else None
-        )
-        self.supported_versions = (
-            tuple(supported_versions) if supported_versions is not None else ()
-        )
+        self._versions = VersionPolicy.of(supported_versions)
+        self.supported_versions = self._versions.names if self._versions else ()
         # 0.3 is served where it is supported and the package has its side.
         self.v0_3 = (
             v0_3 if self._versions is not None and self._versions.serves_v0_3 else None

@@ -210,9 +210,16 @@ class VersionPolicy:
     def __init__(self, supported: Iterable[str]) -> None:
         versions = SupportedVersions(supported)
         versions.check(versions.names[0])
+        self.names = versions.names
         self.serves_v0_3 = versions.supports(DEFAULT_VERSION)
         self._v0_3 = SupportedVersions((DEFAULT_VERSION,))
         self._later = versions.excluding(DEFAULT_VERSION)
+
+    @classmethod
+    def of(cls, supported: Iterable[str] | None) -> VersionPolicy | None:
+        """The policy of a server's ``supported`` versions; None for None (a service
+        without the A2A profile checks no version)."""
+        return None if supported is None else cls(supported)
 
     def speaks_v0_3(self, params: ServiceParams) -> bool:
         """Whether a request without a form of its own (the agent card) is 0.3's: it

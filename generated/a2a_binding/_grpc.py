@@ -446,14 +446,8 @@ class GrpcBinding:
         if missing:
             raise TypeError(f"the handler lacks the methods {', '.join(missing)}")
         self.handler = handler
-        self._versions = (
-            VersionPolicy(supported_versions)
-            if supported_versions is not None
-            else None
-        )
-        self.supported_versions = (
-            tuple(supported_versions) if supported_versions is not None else ()
-        )
+        self._versions = VersionPolicy.of(supported_versions)
+        self.supported_versions = self._versions.names if self._versions else ()
         if check_responses and schema is None:
             raise ValueError("check_responses needs the schema to check them with")
         self.schema = schema

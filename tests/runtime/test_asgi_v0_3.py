@@ -588,3 +588,9 @@ def test_a_request_naming_1_0_reaches_the_1_0_routes_of_tenant_v1(make: Any) -> 
         app, "DELETE", "/v1/message:send", headers=[(b"a2a-version", b"1.0")]
     )
     assert (wrong_verb.status, wrong_verb.headers["allow"]) == (405, "POST")
+
+
+def test_supported_versions_may_be_any_iterable(make: Any) -> None:
+    app = make(Store(), versions=(v for v in ("1.0", "0.3")))
+    assert app.supported_versions == ("1.0", "0.3") and app.v0_3 is not None
+    assert call(app, "tasks/get", {"id": "nope"})["error"]["code"] == -32001
