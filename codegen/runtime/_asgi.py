@@ -417,13 +417,16 @@ class A2AApplication:
         tables = self._tables
         if route_path is not None:
             request_head = RequestHead(scope.get("headers") or ())
-            if len(tables) > 1 and not self._speaks_v0_3(request_head, scope):
-                tables = tables[1:]  # a later version named: that version's routes
+            read: ServiceParams | None = None
+            if len(tables) > 1:
+                read = self._read_params(request_head, scope)
+                if not self._speaks_v0_3(read):
+                    tables = tables[1:]  # a later version named: that version's routes
             for table, v0_3 in tables:
                 found = table.match("GET" if head else verb, route_path)
                 if found is not None:
                     await self._http_json(
-                        scope, receive, send, found, head, v0_3, request_head
+                        scope, receive, send, found, head, v0_3, request_head, read
                     )
                     return
         rpc_tenant = (
@@ -473,7 +476,9 @@ class A2AApplication:
                     tenant,
                     composed=self.v0_3 is not None
                     and self._speaks_v0_3(
-                        RequestHead(scope.get("headers") or ()), scope
+                        self._read_params(
+                            RequestHead(scope.get("headers") or ()), scope
+                        )
                     ),
                 )
         except Exception as exc:  # the card callable failed, or gave no JSON object
@@ -490,21 +495,26 @@ class A2AApplication:
             send, 200, document.body, JSONRPC_CONTENT_TYPE, document.headers, head=head
         )
 
-    def _speaks_v0_3(self, head: RequestHead, scope: Scope) -> bool:
-        """Whether a request may be 0.3's, by the version it names: no version or 0.3
-        (§3.6.2: no version is 0.3; 0.3 clients send none). A card request naming a
-        later version gets the card as given, an HTTP+JSON request that version's
-        routes only (so a 1.0 tenant named like a 0.3 route's first segment, ``v1``,
-        is reached by naming 1.0)."""
+    @staticmethod
+    def _read_params(head: RequestHead, scope: Scope) -> ServiceParams | None:
+        """The service parameters as sent, unchecked; None where they name two
+        versions (``_params`` refuses that request)."""
+        try:
+            return read_service_params(
+                head.versions, head.extensions, scope.get("query_string", b"")
+            )
+        except A2AError:
+            return None
+
+    def _speaks_v0_3(self, read: ServiceParams | None) -> bool:
+        """Whether a request may be 0.3's, by the version it names (``read``): no
+        version or 0.3 (§3.6.2: no version is 0.3; 0.3 clients send none), or two (no
+        form chosen). A card request naming a later version gets the card as given,
+        an HTTP+JSON request that version's routes only (so a 1.0 tenant named like a
+        0.3 route's first segment, ``v1``, is reached by naming 1.0)."""
         if self._versions is None:
             return False
-        try:
-            params = read_service_params(
-                head.versions, (), scope.get("query_string", b"")
-            )
-        except A2AError:  # two versions named: no form chosen, the one both read
-            return True
-        return self._versions.speaks_v0_3(params)
+        return read is None or self._versions.speaks_v0_3(read)
 
     # ------------------------------------------------------------------- failures
 
@@ -580,17 +590,22 @@ class A2AApplication:
     # ---------------------------------------------------------------------- calls
 
     def _params(
-        self, head: RequestHead, scope: Scope, v0_3: bool = False
+        self,
+        head: RequestHead,
+        scope: Scope,
+        v0_3: bool = False,
+        read: ServiceParams | None = None,
     ) -> ServiceParams:
         """The service parameters, checked: the version sets the request's semantics,
         so it is checked before the request is read (``v0_3``: a request in 0.3's
-        form; see ``VersionPolicy``)."""
+        form; see ``VersionPolicy``; ``read``: as ``_read_params`` read them)."""
         if self._versions is None:  # not an A2A service: no service parameters
             return NO_PARAMS
-        params = read_service_params(
-            head.versions, head.extensions, scope.get("query_string", b"")
-        )
-        return self._versions.check(params, v0_3=v0_3)
+        if read is None:
+            read = read_service_params(
+                head.versions, head.extensions, scope.get("query_string", b"")
+            )
+        return self._versions.check(read, v0_3=v0_3)
 
     def _tenant_kept(
         self, given: dict[str, Any], request: dict[str, Any]
@@ -690,6 +705,7 @@ class A2AApplication:
         head: bool,
         v0_3: bool,
         request_head: RequestHead,
+        read: ServiceParams | None,
     ) -> None:
         """One HTTP+JSON call; ``v0_3``: of a 0.3 route, converted to the 1.0 rpc
         and request and back, validated as 1.0."""
@@ -706,7 +722,7 @@ class A2AApplication:
                 raise Refusal(self._too_large)
             if body:
                 self._content_type(request_head, HTTP_JSON_ACCEPTED)
-            params = self._params(request_head, scope, v0_3)
+            params = self._params(request_head, scope, v0_3, read)
             checked = self.schema is not None
             payload = decode(body, mark_duplicates=checked) if body else None
             side = self.v0_3 if v0_3 else None

@@ -594,3 +594,17 @@ def test_supported_versions_may_be_any_iterable(make: Any) -> None:
     app = make(Store(), versions=(v for v in ("1.0", "0.3")))
     assert app.supported_versions == ("1.0", "0.3") and app.v0_3 is not None
     assert call(app, "tasks/get", {"id": "nope"})["error"]["code"] == -32001
+
+
+def test_a_route_request_naming_two_versions_is_refused(make: Any) -> None:
+    store = Store()
+    answer = rest(
+        make(store),
+        "POST",
+        "/v1/message:send",
+        {"message": MESSAGE_03_REST},
+        headers=[(b"a2a-version", b"1.0, 0.3")],
+    )
+    assert answer.status == 400
+    assert "several versions" in json.loads(answer.body)["error"]["message"]
+    assert store.calls == []
