@@ -24,7 +24,7 @@ from codegen.runtime._jsonrpc import JsonRpcBinding
 from codegen.runtime._sse import parse_sse
 from codegen.runtime._v0_3_serving import V0_3Serving
 from codegen.runtime._validate import Schema
-from tests.runtime.test_asgi import drive, rpc_body, run
+from tests.runtime.test_asgi import drive, run
 
 CARD = {
     "name": "both",
