@@ -92,7 +92,7 @@ class Documents:
         self._card_for_tenant = callable(card) and _takes_two(card)
         self._link_openapi = link_openapi
         self._compose = compose
-        self._vary = ((("Vary", vary),) if vary else ()) if compose else ()
+        self._vary = (("Vary", vary),) if compose and vary else ()
         self._openapi_path = openapi_path
         self._prefix = http_json_prefix
         self._openapi: dict[str, Any] = {}
@@ -178,6 +178,7 @@ class Documents:
         return card._replace(headers=card.headers + list(self._vary))
 
     def _composed(self, card: dict[str, Any], composed: bool) -> dict[str, Any]:
+        """``card`` in the form ``compose`` makes when ``composed`` (and there is one)."""
         return self._compose(card) if composed and self._compose else card
 
     def openapi(self, base: Callable[[], str]) -> Document:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 __all__ = [
     "V0_3",
@@ -135,7 +135,7 @@ _STATES_BACK = {proto: name for name, proto in V0_3_TASK_STATES.items()}
 _ROLES_BACK = {proto: name for name, proto in V0_3_ROLES.items()}
 
 
-def is_v0_3_method(method: object) -> bool:
+def is_v0_3_method(method: object) -> TypeGuard[str]:
     """Whether a JSON-RPC ``method`` member is a 0.3 method name."""
     return isinstance(method, str) and method in V0_3_METHODS
 

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from ._failure import InvalidArgument
 from ._paths import Route
-from ._v0_3 import V0_3_METHODS, V0_3_STREAMING
+from ._v0_3 import V0_3_STREAMING, is_v0_3_method
 from ._v0_3_card import card_for_both
 from ._v0_3_rest import request_to_v1 as rest_request_to_v1
 from ._v0_3_rest import response_from_v1 as rest_response_from_v1
@@ -55,7 +55,7 @@ class V0_3Serving:
     @staticmethod
     def method(name: object) -> str | None:
         """The 0.3 JSON-RPC method ``name`` is, or None (a 1.0 one, or none)."""
-        return name if isinstance(name, str) and name in V0_3_METHODS else None
+        return name if is_v0_3_method(name) else None
 
     @staticmethod
     def rpc(method: str, params: object) -> str:
