@@ -72,6 +72,7 @@ RUNTIME = (
     "_sse.py",
     "_jsonrpc.py",
     "_validate.py",
+    "_validate_fast.py",
     "_headers.py",
     "_media.py",
     "_errors.py",

@@ -84,6 +84,7 @@ def test_protoc_writes_the_package_for_the_upstream_proto(tmp_path: Path) -> Non
         "a2a_binding/_v0_3_serving.py",
         "a2a_binding/_v0_3_shapes.py",
         "a2a_binding/_validate.py",
+        "a2a_binding/_validate_fast.py",
         "a2a_binding/asgi.py",
         "a2a_binding/client.py",
         "a2a_binding/handler.py",

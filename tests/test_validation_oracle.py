@@ -27,6 +27,11 @@ and through the oracle:
   nulls but a ``Value``'s), and validating it again gives it back;
 * refused: every violation's path is a real json-name path of the value sent.
 
+The compiled check of the plain case (``_validate_fast``) gives what the general walk
+gives wherever it does not leave the case to it; ``MessageReader`` reads each message
+the cases start from as ``MessageToDict`` prints it; ``MessageBuilder`` builds what
+``ParseDict`` builds.
+
 ``VALIDATION_EXAMPLES`` scales the number of examples (``VALIDATION_EXAMPLES=20`` for
 a long run); each example is ``CASES_PER_EXAMPLE`` cases.
 """
@@ -54,7 +59,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen.inputs import include_paths
-from codegen.runtime._proto import MessageBuilder
+from codegen.runtime._proto import MessageBuilder, MessageReader
 
 from .conftest import PROTO
 
@@ -112,6 +117,7 @@ class Package:
     pool: Any
     types: tuple[str, ...]  # the message types the cases start from
     duplicate_keys: type  # the package's own _json.DuplicateKeys
+    fallback: type  # the package's own _validate_fast.Fallback
     builder: MessageBuilder  # over the package's own tables
     counts: dict[str, int] = field(default_factory=dict)
     mutations: list[str] = field(default_factory=list)
@@ -146,6 +152,9 @@ def reachable(pool: Any, roots: list[str]) -> tuple[str, ...]:
     return tuple(sorted(seen))
 
 
+READER = MessageReader()
+
+
 def package_of(root: ModuleType, pool: Any) -> Package:
     name = root.__name__
     messages = importlib.import_module(f"{name}.messages")
@@ -160,11 +169,13 @@ def package_of(root: ModuleType, pool: Any) -> Package:
         }
         assert fields == rules, type_name
     duplicates = importlib.import_module(f"{name}._json").DuplicateKeys
+    fallback = importlib.import_module(f"{name}._validate_fast").Fallback
     return Package(
         messages,
         pool,
         reachable(pool, requests) or tuple(requests),
         duplicates,
+        fallback,
         MessageBuilder(messages.SCHEMA),
     )
 
@@ -1587,6 +1598,7 @@ def check_case(package: Package, type_name: str, sent: Any, mode: str) -> None:
     package.count("accepted" if verdict.accepts else "refused")
     assert sent == before, "validation changed its input"
     context = f"{type_name} ({mode}): {sent!r}"
+    check_plain_case(package, type_name, sent, mode, canonical, context)
     if verdict.accepts:
         assert (
             not violations
@@ -1612,6 +1624,44 @@ def check_case(package: Package, type_name: str, sent: Any, mode: str) -> None:
             assert path in verdict.paths, f"{path!r} ({text}) is no path of {context}"
     if mode == "reject":  # the builder has no modes: once per case
         check_builder(package, descriptor, sent)
+
+
+def check_plain_case(
+    package: Package,
+    type_name: str,
+    sent: Any,
+    mode: str,
+    canonical: Any,
+    context: str,
+) -> None:
+    """The compiled check of the plain case (``_validate_fast``) gives what the
+    general walk gives, or leaves the case to it; the walk alone decides as
+    ``validate`` does."""
+    schema = package.module.SCHEMA
+    try:
+        walked = schema._walked(type_name, sent, mode == "reject", False)
+    except package.module.ValidationError:
+        walked = None
+    assert walked == canonical, f"the walk alone gives {walked!r} for {context}"
+    try:
+        plain = schema._target(type_name).check(sent, 1)
+    except package.fallback:
+        return
+    package.count("plain")
+    assert plain == walked, f"the compiled check gives {plain!r} for {context}"
+
+
+def check_reader(package: Package, message: Message) -> None:
+    """``MessageReader`` (the gRPC binding's requests) reads what ``MessageToDict``
+    prints, on every message the cases start from (NaN compared as text)."""
+    try:
+        expected: Any = json_format.MessageToDict(message)
+    except Exception as exc:  # an Any of a type nobody knows
+        with pytest.raises(type(exc)):
+            READER.read(message)
+        return
+    package.count("read")
+    assert repr(READER.read(message)) == repr(expected), message
 
 
 def check_builder(package: Package, descriptor: Descriptor, sent: Any) -> None:
@@ -1656,7 +1706,9 @@ def run_oracle(package: Package, examples: int) -> dict[str, int]:
         draw = data.draw
         type_name = draw(st.sampled_from(package.types))
         builder = Builder(draw, package)
-        rendered = render(draw, builder.message(package.descriptor(type_name), 0))
+        built = builder.message(package.descriptor(type_name), 0)
+        check_reader(package, built)
+        rendered = render(draw, built)
         check_case(package, type_name, rendered, "drop")
         check_case(package, type_name, rendered, "reject")
         for _ in range(CASES_PER_EXAMPLE - 2):
@@ -1693,6 +1745,7 @@ def test_a2a_requests_agree_with_protobuf(a2a: ModuleType) -> None:
     assert (
         counts["accepted"] > counts["cases"] // 10
         and counts["refused"] > counts["cases"] // 10
+        and counts.get("plain", 0) > counts["accepted"] // 4
     )
 
 

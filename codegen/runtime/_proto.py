@@ -1,4 +1,10 @@
-"""ProtoJSON dicts as protobuf messages, through the message classes' own constructors.
+"""ProtoJSON dicts as protobuf messages and back, faster than ``json_format``.
+
+``MessageReader`` reads a message's set fields (``ListFields``, C in upb) into the dict
+``json_format.MessageToDict`` prints, for the plain kinds (strings, bools, integers,
+finite doubles, bytes, enums by a known value, messages, lists of those); a message
+holding anything else (a float, a map, a well-known type's own message, an extension,
+an enum number no value has) is printed by ``MessageToDict`` itself, that message only.
 
 ``json_format.ParseDict`` is pure Python and walks every field through its descriptor;
 the constructor of a message class (protobuf's C implementation, upb) takes keyword
@@ -19,16 +25,19 @@ builds, and fails where it fails: whatever the fast path does not know to be exa
 
 from __future__ import annotations
 
+import base64
+import math
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from google.protobuf import duration_pb2, field_mask_pb2, json_format, struct_pb2
 from google.protobuf import timestamp_pb2
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from ._validate import FieldRule, Schema
 
-__all__ = ["MessageBuilder"]
+__all__ = ["MessageBuilder", "MessageReader", "is_repeated"]
 
 
 class _Unsure(Exception):
@@ -234,3 +243,125 @@ class MessageBuilder:
         if value is None:
             raise _Unsure
         return _scalar(kind, value)
+
+
+# --- messages as ProtoJSON dicts ---------------------------------------------------
+
+
+def is_repeated(field: Any) -> bool:
+    """Whether a ``FieldDescriptor`` (upb's or the Python one) is repeated."""
+    found = getattr(field, "is_repeated", None)  # protobuf >= 6; ``label`` before
+    return bool(found if found is not None else field.label == field.LABEL_REPEATED)
+
+
+# What MessageReader does with a field's values: as they are, as decimal text, ...
+_AS_IS, _TEXT, _DOUBLE, _BYTES, _ENUM, _MESSAGE, _PRINTED = range(7)
+_F = FieldDescriptor
+_HOW: dict[int, int] = {
+    _F.TYPE_STRING: _AS_IS,
+    _F.TYPE_BOOL: _AS_IS,
+    _F.TYPE_INT32: _AS_IS,
+    _F.TYPE_SINT32: _AS_IS,
+    _F.TYPE_SFIXED32: _AS_IS,
+    _F.TYPE_UINT32: _AS_IS,
+    _F.TYPE_FIXED32: _AS_IS,
+    _F.TYPE_INT64: _TEXT,
+    _F.TYPE_SINT64: _TEXT,
+    _F.TYPE_SFIXED64: _TEXT,
+    _F.TYPE_UINT64: _TEXT,
+    _F.TYPE_FIXED64: _TEXT,
+    _F.TYPE_DOUBLE: _DOUBLE,
+    _F.TYPE_BYTES: _BYTES,
+    _F.TYPE_ENUM: _ENUM,
+    _F.TYPE_MESSAGE: _MESSAGE,
+}
+# A message of these types has a JSON form of its own: MessageToDict prints it.
+_OWN_FORM = "google.protobuf."
+
+
+class _Field(NamedTuple):
+    json_name: str
+    how: int
+    repeated: bool
+    # an enum's value names by number
+    names: Mapping[int, str]
+
+
+class MessageReader:
+    """Reads messages into the ProtoJSON dicts ``json_format.MessageToDict`` gives
+    (json names, enums by name, 64-bit integers as decimal strings, defaults left
+    out), with the fields of each message type planned once."""
+
+    def __init__(self) -> None:
+        self._plans: dict[str, dict[int, _Field] | None] = {}
+
+    def read(self, message: Message) -> dict[str, Any]:
+        """``json_format.MessageToDict(message)``."""
+        found: dict[str, Any] = self._message(message)
+        return found
+
+    def _plan(self, descriptor: Any) -> dict[int, _Field] | None:
+        """The plain fields of a message type by number; None for a type whose JSON
+        form is its own."""
+        name = descriptor.full_name
+        if name in self._plans:
+            return self._plans[name]
+        plan: dict[int, _Field] | None = None
+        if not name.startswith(_OWN_FORM):
+            plan = {}
+            for field in descriptor.fields:
+                how = _HOW.get(field.type)
+                if how is None:
+                    continue  # a float, a group: printed by MessageToDict
+                if how == _MESSAGE:
+                    target = field.message_type
+                    if target.GetOptions().map_entry:
+                        continue
+                    if target.full_name.startswith(_OWN_FORM):
+                        how = _PRINTED
+                names: Mapping[int, str] = {}
+                if how == _ENUM and field.enum_type.full_name.startswith(_OWN_FORM):
+                    continue  # NullValue: printed as null
+                if how == _ENUM:
+                    names = {}
+                    for value in field.enum_type.values:
+                        names.setdefault(value.number, value.name)  # an alias: first
+                plan[field.number] = _Field(
+                    field.json_name, how, is_repeated(field), names
+                )
+        self._plans[name] = plan
+        return plan
+
+    def _message(self, message: Message) -> Any:
+        plan = self._plan(message.DESCRIPTOR)
+        if plan is None:
+            return json_format.MessageToDict(message)
+        out: dict[str, Any] = {}
+        for descriptor, value in message.ListFields():
+            field = plan.get(descriptor.number)
+            if field is None or descriptor.is_extension:
+                return json_format.MessageToDict(message)
+            how = field.how
+            if how == _AS_IS:
+                out[field.json_name] = list(value) if field.repeated else value
+                continue
+            values = value if field.repeated else (value,)
+            if how == _TEXT:
+                printed: list[Any] = [str(item) for item in values]
+            elif how == _MESSAGE:
+                printed = [self._message(item) for item in values]
+            elif how == _PRINTED:
+                printed = [json_format.MessageToDict(item) for item in values]
+            elif how == _ENUM:
+                names = field.names
+                if not all(item in names for item in values):
+                    return json_format.MessageToDict(message)  # an unknown number
+                printed = [names[item] for item in values]
+            elif how == _BYTES:
+                printed = [base64.b64encode(item).decode("utf-8") for item in values]
+            else:  # a double: NaN and the infinities are text
+                if not all(math.isfinite(item) for item in values):
+                    return json_format.MessageToDict(message)
+                printed = list(values)
+            out[field.json_name] = printed if field.repeated else printed[0]
+        return out

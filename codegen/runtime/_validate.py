@@ -47,6 +47,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 from ._json import DuplicateKeys
+from ._validate_fast import Fallback, FastCheck, FieldPlan, Target, compile_message
 
 __all__ = [
     "FieldRule",
@@ -437,6 +438,7 @@ class _Field:
         "walk",
         "target",
         "singular_message",
+        "messages",
     )
 
     def __init__(self, schema: Schema, rule: FieldRule) -> None:
@@ -481,6 +483,8 @@ class _Field:
         )
         # walked by _Walk.message itself, its target compiled on first use
         self.singular_message = kind == "message" and self.outer is None
+        # a repeated message field: _Walk.repeated walks its elements itself
+        self.messages = kind == "message" and rule.repeated and not rule.map_key
 
     def resolve(self, schema: Schema) -> _Message:
         """The message type of a message field, compiled once."""
@@ -494,7 +498,13 @@ class _Field:
 class _Message:
     """One message's fields, by json name and by proto name."""
 
-    __slots__ = ("fields", "proto_fields", "required", "kept", "oneof_required")
+    __slots__ = (
+        "fields",
+        "proto_fields",
+        "required",
+        "kept",
+        "oneof_required",
+    )
 
     def __init__(self, schema: Schema, rules: Sequence[FieldRule]) -> None:
         compiled = [_Field(schema, rule) for rule in rules]
@@ -531,6 +541,7 @@ class Schema:
         self._messages: dict[str, _Message] = {}
         self._enum_values = enums
         self._enums: dict[str, Callable[[object], Any]] = {}
+        self._targets: dict[str, Target] = {}
 
     def __contains__(self, message_type: object) -> bool:
         return message_type in self._rules
@@ -557,6 +568,28 @@ class Schema:
             found = self._enums[type_name] = _enum_check(self._enum_values[type_name])
         return found
 
+    def _target(self, type_name: str) -> Target:
+        """The compiled check of ``type_name`` (``_validate_fast``), made once."""
+        found = self._targets.get(type_name)
+        if found is None:
+            found = self._targets[type_name] = Target(lambda: self._compile(type_name))
+        return found
+
+    def _compile(self, type_name: str) -> FastCheck:
+        message = self._message(type_name)
+        plans = [
+            plan
+            for plan in (_plan(self, field) for field in message.fields.values())
+            if plan is not None
+        ]
+        return compile_message(
+            plans,
+            [field.json_name for field in message.required],
+            [members for _, members in message.oneof_required],
+            bad=_BAD,
+            target=self._target,
+        )
+
     def validate(
         self,
         message_type: str,
@@ -575,15 +608,21 @@ class Schema:
             raise ValueError(
                 f"unknown_fields must be 'drop' or 'reject', not {unknown_fields!r}"
             )
-        message = self._messages.get(message_type)
-        if message is None:
-            if message_type not in self._rules:
-                raise ValueError(
-                    f"{message_type!r} is not a message type of this schema"
-                )
-            message = self._message(message_type)
-        walk = _Walk(self, unknown_fields == "reject", answer)
-        result = walk.message(message, value, "", 1)
+        if message_type not in self._rules:
+            raise ValueError(f"{message_type!r} is not a message type of this schema")
+        if not answer:  # the plain case first, compiled
+            try:
+                return self._target(message_type).check(value, 1)
+            except Fallback:
+                pass
+        return self._walked(message_type, value, unknown_fields == "reject", answer)
+
+    def _walked(
+        self, message_type: str, value: object, reject_unknown: bool, answer: bool
+    ) -> dict[str, Any]:
+        """``validate`` by the general walk alone, which decides every case."""
+        walk = _Walk(self, reject_unknown, answer)
+        result = walk.message(self._message(message_type), value, "", 1)
         if walk.violations:
             described = "; ".join(
                 f"{field or '(the request)'}: {text}" for field, text in walk.violations
@@ -797,9 +836,7 @@ class _Walk:
         nullable = field.kind == "value"
         convert = field.convert
         target = (
-            field.target or field.resolve(self.schema)
-            if field.type_name and field.kind == "message"
-            else None
+            (field.target or field.resolve(self.schema)) if field.messages else None
         )
         for index, element in enumerate(item):
             if element is None and not nullable:
@@ -971,6 +1008,36 @@ class _Walk:
             else:
                 continue
             stack.extend(reversed(children))
+
+
+def _plan(schema: Schema, field: _Field) -> FieldPlan | None:
+    """How the compiled check takes ``field`` (``_validate_fast``); None for a
+    field it leaves to the walk (a map, an ``Any``, a list of JSON values)."""
+    kind, json_name = field.kind, field.json_name
+    if field.outer is _Walk.map:
+        return None
+    if field.outer is _Walk.repeated:
+        if field.messages:
+            return FieldPlan(json_name, "messages", target=field.type_name)
+        if field.convert is not None:
+            return FieldPlan(json_name, "scalars", field.convert)
+        return None
+    if kind == "enum":
+        assert field.convert is not None
+        names = frozenset(name for name, _ in schema.enum_values(field.type_name))
+        return FieldPlan(json_name, "enum", field.convert, names, oneof=field.oneof)
+    if kind in ("string", "bool") or field.convert is not None:
+        shape = kind if kind in ("string", "bool") else "scalar"
+        return FieldPlan(json_name, shape, field.convert, oneof=field.oneof)
+    if kind == "message":
+        return FieldPlan(
+            json_name, "message", target=field.type_name, oneof=field.oneof
+        )
+    if kind in _TEXT_CHECKS:
+        return FieldPlan(json_name, "scalar", _TEXT_CHECKS[kind], oneof=field.oneof)
+    if kind in ("struct", "value", "list_value"):
+        return FieldPlan(json_name, kind, oneof=field.oneof)
+    return None  # an Any
 
 
 def _map_key(kind: str) -> Callable[[object], Any]:

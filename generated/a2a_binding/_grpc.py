@@ -18,7 +18,8 @@ One call, as the ASGI application serves the other two bindings:
 1. The service parameters from the metadata (``a2a-version``, ``a2a-extensions``; keys
    arrive lower-case), the version checked.
 2. The request message decoded, turned into its ProtoJSON dict
-   (``json_format.MessageToDict``) and validated with the package's ``messages``
+   (``_proto.MessageReader``: what ``json_format.MessageToDict`` prints, read from the
+   set fields for the plain kinds) and validated with the package's ``messages``
    tables, which hand the handler the same canonical form as over HTTP.
 3. ``handler.<method>(request, CallContext)``: ``binding="grpc"``, ``tenant`` the
    request's tenant field, ``headers`` the invocation metadata (``-bin`` values read
@@ -84,7 +85,7 @@ from ._errors import DOMAIN, ERROR_INFO_TYPE, A2AError
 from ._failure import BAD_REQUEST_TYPE, Failure, InvalidArgument, Unauthenticated
 from ._failure import Failures
 from ._params import NO_PARAMS, VersionPolicy, read_service_params
-from ._proto import MessageBuilder
+from ._proto import MessageBuilder, MessageReader, is_repeated
 from ._request import CallContext
 from ._status import RpcError
 from ._validate import Schema, ValidationError
@@ -452,6 +453,7 @@ class GrpcBinding:
             raise ValueError("check_responses needs the schema to check them with")
         self.schema = schema
         self._builder = MessageBuilder(schema) if schema is not None else None
+        self._reader = MessageReader()
         self.check_responses = check_responses
         self.expose_errors = expose_errors
         self.failures = Failures(
@@ -510,7 +512,7 @@ class GrpcBinding:
             )
         request_type = rpc.method.request_type
         try:
-            request = json_format.MessageToDict(rpc.request_class.FromString(raw))
+            request = self._reader.read(rpc.request_class.FromString(raw))
         except Exception as exc:  # DecodeError, or an Any of a type nobody knows
             text = f"the request is not a {request_type}: {exc}"
             raise InvalidArgument(text, [("", text)]) from None
@@ -709,15 +711,10 @@ def _behaviors(options: bytes) -> set[int]:
     return found
 
 
-def _repeated(field: _FieldDescriptor) -> bool:
-    found = getattr(field, "is_repeated", None)  # protobuf >= 6; ``label`` before
-    return bool(found if found is not None else field.label == field.LABEL_REPEATED)
-
-
 def _default(field: _FieldDescriptor) -> Callable[[], Any]:
     """The ProtoJSON form of a field's default, as ``MessageToDict`` would print it."""
     kind = field.type
-    if _repeated(field):
+    if is_repeated(field):
         return (
             dict
             if field.message_type and field.message_type.GetOptions().map_entry
@@ -775,7 +772,7 @@ class _RequiredDefaults:
                     nested.append((field.json_name, value, _MAP))
             else:
                 nested.append(
-                    (field.json_name, message, _LIST if _repeated(field) else _ONE)
+                    (field.json_name, message, _LIST if is_repeated(field) else _ONE)
                 )
         plan: _Fill = (tuple(defaults), tuple(nested))
         self._plans[descriptor.full_name] = plan

@@ -127,6 +127,16 @@ _UNIQUE = json.JSONDecoder(
     parse_constant=_reject_constant, parse_float=_finite, object_pairs_hook=_object
 )
 _EXACT = json.JSONDecoder(parse_constant=_reject_constant, parse_float=ExactNumber)
+_SPACE = " \t\n\r"  # JSON's whitespace
+_Scanner = Callable[[str, int], "tuple[Any, int]"]
+
+
+def _scanner(decoder: json.JSONDecoder) -> _Scanner:
+    scan: _Scanner = getattr(decoder, "scan_once")
+    return scan
+
+
+_SCAN_PLAIN, _SCAN_UNIQUE, _SCAN_EXACT = map(_scanner, (_PLAIN, _UNIQUE, _EXACT))
 
 
 def decode(
@@ -145,9 +155,27 @@ def decode(
             raise NotJson(
                 f"the payload is not UTF-8 ({exc.reason} at byte {exc.start})"
             ) from None
-    decoder = _EXACT if exact else _UNIQUE if mark_duplicates else _PLAIN
+    scan = _SCAN_EXACT if exact else _SCAN_UNIQUE if mark_duplicates else _SCAN_PLAIN
+    # The scanner called directly: the library's ``decode`` matches a whitespace
+    # pattern at both ends of every document, which costs as much as scanning a
+    # small one. The same value and the same errors.
+    start = (
+        0 if payload[:1] not in _SPACE else len(payload) - len(payload.lstrip(_SPACE))
+    )
     try:
-        return decoder.decode(payload)
+        value, end = scan(payload, start)
+        if end != len(payload):
+            rest = payload[end:]
+            trailing = rest.lstrip(_SPACE)
+            if trailing:
+                raise json.JSONDecodeError(
+                    "Extra data", payload, end + len(rest) - len(trailing)
+                )
+        return value
+    except StopIteration as exc:
+        raise NotJson(
+            str(json.JSONDecodeError("Expecting value", payload, exc.value))
+        ) from None
     except RecursionError:
         raise NotJson("the JSON is nested too deeply") from None
     except ValueError as exc:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from codegen.runtime import _json
 from codegen.runtime._json import DuplicateKeys, ExactNumber, NotJson, decode, encode
 
 _JSON = st.recursive(
@@ -48,6 +49,40 @@ def test_encode_refuses_what_json_cannot_carry() -> None:
 def test_decode_reads_what_json_writes(value: Any) -> None:
     assert decode(json.dumps(value)) == value
     assert decode(json.dumps(value).encode()) == value
+
+
+_SPACE = st.text(alphabet=" \t\n\r\x0c", max_size=3)
+
+
+def _reference(text: str) -> tuple[str, Any]:
+    """What the library's own ``decode`` makes of ``text`` with the decoder's options
+    (no NaN, no number beyond a double): the value, or the error."""
+    try:
+        return "value", _json._PLAIN.decode(text)
+    except ValueError as exc:
+        return "error", str(exc)
+
+
+@given(
+    _SPACE,
+    _JSON.map(json.dumps)
+    | st.text(alphabet='{}[]",:0123456789.e-tfnrua ', max_size=12),
+    _SPACE,
+    st.sampled_from(["", "x", "1", "{}", ",", "\x00"]),
+)
+def test_decode_is_the_library_s_decode_at_both_ends(
+    before: str, document: str, after: str, junk: str
+) -> None:
+    """The scanner is called directly: whitespace around the document, an empty or
+    a blank payload, data after it, all as the library reads them."""
+    text = before + document + after + junk
+    kind, expected = _reference(text)
+    if kind == "value":
+        assert decode(text) == expected
+    else:
+        with pytest.raises(NotJson) as caught:
+            decode(text)
+        assert str(caught.value) == expected
 
 
 @pytest.mark.parametrize(

@@ -189,3 +189,137 @@ def test_nesting_beyond_the_fast_paths_depth_is_parse_dicts(
     built = BUILDER.build(pb.Task, "lf.a2a.v1.Task", {"id": "t", "metadata": struct})
     assert fallbacks == ["Task"]
     assert built == parse(pb.Task, {"id": "t", "metadata": struct})
+
+
+# --- MessageReader -----------------------------------------------------------------
+
+READER = _proto.MessageReader()
+
+
+def _read_like_message_to_dict(message: Message) -> None:
+    assert READER.read(message) == json_format.MessageToDict(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        pb.SendMessageRequest(
+            message=pb.Message(
+                message_id="m1",
+                role=pb.ROLE_USER,
+                parts=[pb.Part(text="hi"), pb.Part(raw=b"\x00\xff", media_type="x/y")],
+                reference_task_ids=["a", "b"],
+            ),
+            configuration=pb.SendMessageConfiguration(
+                history_length=3, accepted_output_modes=["text/plain"]
+            ),
+        ),
+        json_format.ParseDict(TASK, pb.Task()),  # a timestamp, nested messages
+        pb.GetTaskRequest(id="t", history_length=0),  # explicit presence, at 0
+        pb.ListTasksRequest(page_size=5, status=pb.TASK_STATE_WORKING),
+        pb.Task(id="t", metadata={"a": [1, {"b": None}], "c": "d"}),  # a Struct
+        json_format.ParseDict({"data": {"x": [1.5, "y"]}}, pb.Part()),  # a Value
+        pb.Message(role=7),  # an enum number no value has: printed as a number
+        pb.Task(status=pb.TaskStatus(state=99)),  # the same, a message down
+        pb.Message(),  # nothing set
+        pb.SendMessageRequest(),
+    ],
+    ids=lambda message: type(message).__name__,
+)
+def test_the_reader_reads_what_message_to_dict_prints(message: Message) -> None:
+    _read_like_message_to_dict(message)
+
+
+def test_the_reader_prints_other_kinds_as_message_to_dict_does() -> None:
+    """Floats, doubles that are not finite, 64-bit integers, maps, extensions and
+    messages with a JSON form of their own, on protobuf's own test-like types."""
+    from google.protobuf import struct_pb2, timestamp_pb2, wrappers_pb2
+
+    stamp = timestamp_pb2.Timestamp(seconds=5, nanos=1000)
+    for message in (
+        stamp,
+        wrappers_pb2.Int64Value(value=2**40),
+        wrappers_pb2.DoubleValue(value=float("nan")),
+        wrappers_pb2.FloatValue(value=0.1),
+        struct_pb2.Struct(fields={"k": struct_pb2.Value(number_value=1)}),
+        struct_pb2.ListValue(values=[struct_pb2.Value(string_value="x")]),
+    ):
+        _read_like_message_to_dict(message)
+
+
+def _kinds_class() -> Any:
+    """A message type with the kinds the A2A requests lack: floats, doubles, 64-bit
+    integers, maps, repeated well-known types, NullValue, and an extension range."""
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    from google.protobuf import struct_pb2, timestamp_pb2
+
+    pool = descriptor_pool.DescriptorPool()
+    for module in (struct_pb2, timestamp_pb2):
+        proto = descriptor_pb2.FileDescriptorProto()
+        module.DESCRIPTOR.CopyToProto(proto)
+        pool.Add(proto)
+    kind = descriptor_pb2.FieldDescriptorProto
+    file = descriptor_pb2.FileDescriptorProto(
+        name="kinds.proto",
+        package="kinds",
+        syntax="proto3",
+        dependency=["google/protobuf/struct.proto", "google/protobuf/timestamp.proto"],
+    )
+    message = file.message_type.add(name="Kinds")
+    entry = message.nested_type.add(name="ByNameEntry")
+    entry.options.map_entry = True
+    entry.field.add(name="key", number=1, type=kind.TYPE_STRING)
+    entry.field.add(name="value", number=2, type=kind.TYPE_INT64)
+    for number, (name, type_, label, type_name) in enumerate(
+        [
+            ("ratio", kind.TYPE_FLOAT, kind.LABEL_OPTIONAL, ""),
+            ("big", kind.TYPE_DOUBLE, kind.LABEL_OPTIONAL, ""),
+            ("bigs", kind.TYPE_DOUBLE, kind.LABEL_REPEATED, ""),
+            ("sizes", kind.TYPE_UINT64, kind.LABEL_REPEATED, ""),
+            (
+                "by_name",
+                kind.TYPE_MESSAGE,
+                kind.LABEL_REPEATED,
+                ".kinds.Kinds.ByNameEntry",
+            ),
+            (
+                "times",
+                kind.TYPE_MESSAGE,
+                kind.LABEL_REPEATED,
+                ".google.protobuf.Timestamp",
+            ),
+            (
+                "nothing",
+                kind.TYPE_ENUM,
+                kind.LABEL_OPTIONAL,
+                ".google.protobuf.NullValue",
+            ),
+            ("child", kind.TYPE_MESSAGE, kind.LABEL_OPTIONAL, ".kinds.Kinds"),
+        ],
+        start=1,
+    ):
+        field = message.field.add(name=name, number=number, type=type_, label=label)
+        if type_name:
+            field.type_name = type_name
+    pool.Add(file)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("kinds.Kinds"))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"big": 2.5, "bigs": [1.0, -3.25], "sizes": ["1", "18446744073709551615"]},
+        {"child": {"big": 2.5, "child": {"sizes": ["7"]}}},
+        {"big": "NaN"},
+        {"bigs": [1.0, "-Infinity"]},
+        {"ratio": 0.1},
+        {"byName": {"a": "5"}},
+        {"times": ["2026-12-01T10:00:00Z"]},
+        {"nothing": None},
+        {"child": {"ratio": 0.5}, "sizes": ["3"]},
+    ],
+)
+def test_the_reader_prints_every_kind_as_message_to_dict_does(value: Any) -> None:
+    kinds = _kinds_class()
+    message = json_format.ParseDict(value, kinds())
+    assert repr(READER.read(message)) == repr(json_format.MessageToDict(message))

@@ -1,0 +1,238 @@
+"""The common case of request validation, specialised per message type.
+
+Most requests are plain: every key a json name, no ``null``, strings that are ASCII,
+enums by name, no oneof given twice, nothing missing. For each message type a check
+function is compiled on first use (as ``dataclasses`` compiles ``__init__``) that
+returns the canonical form of such a value and raises ``Fallback`` at the first thing
+that is not plain; ``_validate.Schema`` then walks the value with its general walk,
+which decides and reports. So the function never refuses anything itself: it is
+correct when what it returns is what the general walk returns, which the validation
+oracle checks against protobuf on every run.
+
+The compiled source is built from fixed snippets and numbered local names only: the
+json names, enum names and checks of the message arrive as values bound to those
+locals, so nothing from a proto reaches the source text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+__all__ = ["Fallback", "FastCheck", "FieldPlan", "Target", "compile_message"]
+
+FastCheck = Callable[[Any, int], "dict[str, Any]"]
+"""A compiled check: ``(value, depth) -> canonical form``, or ``Fallback``."""
+
+MAX_DEPTH = 100  # as _validate's: a message deeper than this falls back
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Fallback(Exception):
+    """The value is not plain: the general walk decides."""
+
+
+class FieldPlan(NamedTuple):
+    """How the compiled check takes one field.
+
+    ``shape``: ``string``, ``enum`` or ``bool`` (checked inline, ``check`` for the
+    rest), ``scalar`` (``check`` gives the canonical value or ``bad``), ``scalars``
+    (a list of those), ``message`` and ``messages`` (of ``target``), ``struct``,
+    ``value``, ``list_value`` (JSON as sent). ``names`` are an enum's value names,
+    ``oneof`` the field's oneof (``""`` for none)."""
+
+    json_name: str
+    shape: str
+    check: Callable[[object], Any] | None = None
+    names: frozenset[str] = frozenset()
+    target: str = ""
+    oneof: str = ""
+
+
+class Target:
+    """A message type's compiled check, compiled when first called (so that a type
+    can hold itself)."""
+
+    __slots__ = ("check", "_compile")
+
+    def __init__(self, compile: Callable[[], FastCheck]) -> None:
+        self._compile = compile
+        self.check: FastCheck = self._first
+
+    def _first(self, value: Any, depth: int) -> dict[str, Any]:
+        check = self.check = self._compile()
+        return check(value, depth)
+
+
+# --- JSON taken as sent (Struct, Value, ListValue), as _validate's walk takes it ----
+
+
+def json_value(item: Any, depth: int) -> Any:
+    """A ``google.protobuf.Value`` at ``depth``: ``item``, or ``Fallback``."""
+    if depth > MAX_DEPTH:
+        raise Fallback
+    kind = type(item)
+    if kind is str:
+        if item.isascii() or not _SURROGATE.search(item):
+            return item
+        raise Fallback
+    if kind is dict:
+        return json_struct(item, depth + 1)
+    if kind is list:
+        return json_list(item, depth + 1)
+    if item is None or item is True or item is False or kind is float:
+        return item
+    if kind is int:
+        try:
+            float(item)
+        except OverflowError:
+            raise Fallback from None
+        return item
+    raise Fallback
+
+
+def json_struct(item: Any, depth: int) -> Any:
+    """A ``google.protobuf.Struct`` at ``depth``: ``item``, or ``Fallback``."""
+    if type(item) is not dict or depth > MAX_DEPTH:
+        raise Fallback
+    for key, element in item.items():
+        if not key.isascii() and _SURROGATE.search(key):
+            raise Fallback
+        json_value(element, depth + 1)
+    return item
+
+
+def json_list(item: Any, depth: int) -> Any:
+    """A ``google.protobuf.ListValue`` at ``depth``: ``item``, or ``Fallback``."""
+    if type(item) is not list or depth > MAX_DEPTH:
+        raise Fallback
+    for element in item:
+        json_value(element, depth + 1)
+    return item
+
+
+_JSON = {"struct": json_struct, "value": json_value, "list_value": json_list}
+
+# --- the compiler -------------------------------------------------------------------
+
+_GENERAL = [
+    "r = c{i}(item)",
+    "if r is bad:",
+    "    raise Fallback",
+    "out[k{i}] = r",
+]
+_STORE: dict[str, list[str]] = {
+    "string": [
+        "if type(item) is str and item.isascii():",
+        "    out[k{i}] = item",
+        "else:",
+        *("    " + line for line in _GENERAL),
+    ],
+    "enum": [
+        "if type(item) is str and item in n{i}:",
+        "    out[k{i}] = item",
+        "else:",
+        *("    " + line for line in _GENERAL),
+    ],
+    "bool": [
+        "if item is not True and item is not False:",
+        "    raise Fallback",
+        "out[k{i}] = item",
+    ],
+    "scalar": _GENERAL,
+    "scalars": [
+        "if type(item) is not list:",
+        "    raise Fallback",
+        "r = [c{i}(element) for element in item]",
+        "if bad in r:",
+        "    raise Fallback",
+        "out[k{i}] = r",
+    ],
+    "message": ["out[k{i}] = t{i}.check(item, depth + 1)"],
+    "messages": [
+        "if type(item) is not list:",
+        "    raise Fallback",
+        "out[k{i}] = [t{i}.check(element, depth + 1) for element in item]",
+    ],
+    "json": ["out[k{i}] = j{i}(item, depth + 1)"],
+}
+
+
+def compile_message(
+    plans: Sequence[FieldPlan],
+    required: Sequence[str],
+    oneof_required: Sequence[Sequence[str]],
+    *,
+    bad: object,
+    target: Callable[[str], Target],
+) -> FastCheck:
+    """The check of one message type: its fields' plans (a field without one
+    falls back), the json names that must hold a value, the oneofs one of whose
+    members must; ``bad`` is what a field's ``check`` returns for a value it
+    refuses, ``target`` gives the ``Target`` of a message type."""
+    names = {plan.json_name: i for i, plan in enumerate(plans)}
+    flags: dict[str, str] = {}  # a local per oneof: a member was given
+    for plan in plans:
+        if plan.oneof:
+            flags.setdefault(plan.oneof, f"o{len(flags)}")
+    bound: dict[str, Any] = {"bad": bad, "Fallback": Fallback}
+    body = [
+        "def check(value, depth):",
+        "    if type(value) is not dict or depth >= MAX_DEPTH:",
+        "        raise Fallback",
+        "    out = {}",
+        *(f"    {flag} = False" for flag in flags.values()),
+        "    for key, item in value.items():",
+        "        if item is None:",
+        "            raise Fallback",
+    ]
+    for i, plan in enumerate(plans):
+        bound[f"k{i}"] = plan.json_name
+        bound[f"c{i}"] = plan.check
+        bound[f"n{i}"] = plan.names
+        shape = plan.shape
+        if shape in ("message", "messages"):
+            bound[f"t{i}"] = target(plan.target)
+        elif shape in _JSON:
+            bound[f"j{i}"] = _JSON[shape]
+            shape = "json"
+        body.append(f"        {'if' if i == 0 else 'elif'} key == k{i}:")
+        if plan.oneof:
+            flag = flags[plan.oneof]
+            body += [
+                f"            if {flag}:",
+                "                raise Fallback",
+                f"            {flag} = True",
+            ]
+        body += ["            " + line.format(i=i) for line in _STORE[shape]]
+    if plans:  # a key that names no field with a plan
+        body += ["        else:", "            raise Fallback"]
+    else:
+        body.append("        raise Fallback")
+    if any(name not in names for name in required) or any(
+        not any(member in names for member in members) for members in oneof_required
+    ):
+        # a REQUIRED field that is never plain: such a value never is
+        body.append("    raise Fallback")
+    else:
+        for name in required:
+            body += [f"    if not out.get(k{names[name]}):", "        raise Fallback"]
+        for members in oneof_required:
+            held = " or ".join(
+                f"out.get(k{names[member]})" for member in members if member in names
+            )
+            body += [f"    if not ({held}):", "        raise Fallback"]
+        body.append("    return out")
+    parameters = ", ".join(bound)
+    source = "\n".join(
+        [
+            f"def make({parameters}):",
+            *("    " + line for line in body),
+            "    return check",
+        ]
+    )
+    namespace: dict[str, Any] = {"MAX_DEPTH": MAX_DEPTH}
+    exec(compile(source, "<validation of one message type>", "exec"), namespace)
+    made: FastCheck = namespace["make"](**bound)
+    return made
