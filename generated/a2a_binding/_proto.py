@@ -222,6 +222,8 @@ class MessageBuilder:
                 arguments[rule.proto_name] = [
                     self._value(rule, entry, depth) for entry in item
                 ]
+            elif rule.kind == "string" and type(item) is str:
+                arguments[rule.proto_name] = item  # the common case, without a call
             else:
                 arguments[rule.proto_name] = self._value(rule, item, depth)
         return arguments
