@@ -191,7 +191,7 @@ class MessageBuilder:
     def _arguments(self, type_name: str, value: object, depth: int) -> dict[str, Any]:
         if type(value) is not dict or depth > _MAX_DEPTH:
             raise _Unsure
-        rules = self._rules(type_name)
+        rules = self._fields.get(type_name) or self._rules(type_name)
         arguments: dict[str, Any] = {}
         oneofs: set[str] | None = None
         for key, item in value.items():
@@ -223,7 +223,11 @@ class MessageBuilder:
                     self._value(rule, entry, depth) for entry in item
                 ]
             elif rule.kind == "string" and type(item) is str:
-                arguments[rule.proto_name] = item  # the common case, without a call
+                arguments[rule.proto_name] = item  # the common cases, without a call
+            elif rule.kind == "message":
+                arguments[rule.proto_name] = self._arguments(
+                    rule.type_name, item, depth + 1
+                )
             else:
                 arguments[rule.proto_name] = self._value(rule, item, depth)
         return arguments
@@ -299,19 +303,17 @@ class MessageReader:
     out), with the fields of each message type planned once."""
 
     def __init__(self) -> None:
-        self._plans: dict[str, dict[int, _Field] | None] = {}
+        self._plans: dict[type, dict[int, _Field] | None] = {}
 
     def read(self, message: Message) -> dict[str, Any]:
         """``json_format.MessageToDict(message)``."""
         found: dict[str, Any] = self._message(message)
         return found
 
-    def _plan(self, descriptor: Any) -> dict[int, _Field] | None:
-        """The plain fields of a message type by number; None for a type whose JSON
-        form is its own."""
+    def _plan(self, message_class: type, descriptor: Any) -> dict[int, _Field] | None:
+        """The plain fields of a message class by number (an extension's number is
+        no field's); None for a type whose JSON form is its own."""
         name = descriptor.full_name
-        if name in self._plans:
-            return self._plans[name]
         plan: dict[int, _Field] | None = None
         if not name.startswith(_OWN_FORM):
             plan = {}
@@ -335,17 +337,22 @@ class MessageReader:
                 plan[field.number] = _Field(
                     field.json_name, how, is_repeated(field), names
                 )
-        self._plans[name] = plan
+        self._plans[message_class] = plan
         return plan
 
     def _message(self, message: Message) -> Any:
-        plan = self._plan(message.DESCRIPTOR)
+        kind = type(message)
+        plan = (
+            self._plans[kind]
+            if kind in self._plans
+            else self._plan(kind, message.DESCRIPTOR)
+        )
         if plan is None:
             return json_format.MessageToDict(message)
         out: dict[str, Any] = {}
         for descriptor, value in message.ListFields():
             field = plan.get(descriptor.number)
-            if field is None or descriptor.is_extension:
+            if field is None:
                 return json_format.MessageToDict(message)
             how = field.how
             if how == _AS_IS:
