@@ -68,6 +68,16 @@ class _ServingView(FileView):
         return tuple(self._method(method) for method in self.file.methods)
 
     @property
+    def uses_iterator(self) -> bool:
+        """Some rpc streams: the module names ``AsyncIterator``."""
+        return any(method.server_streaming for method in self.file.methods)
+
+    @property
+    def uses_mapping(self) -> bool:
+        """Some request is a well-known type: the module names ``Mapping``."""
+        return any(method.request.well_known for method in self.file.methods)
+
+    @property
     def handler_class(self) -> str:
         """The ``Protocol`` a served handler implements."""
         if len(self.file.services) == 1:
@@ -100,14 +110,6 @@ class HandlerView(_ServingView):
     @property
     def service_handlers(self) -> tuple[str, ...]:
         return tuple(service.name + "Handler" for service in self.file.services)
-
-    @property
-    def uses_iterator(self) -> bool:
-        return any(method.server_streaming for method in self.file.methods)
-
-    @property
-    def uses_mapping(self) -> bool:
-        return any(method.request.well_known for method in self.file.methods)
 
 
 class AsgiView(_ServingView):
@@ -166,14 +168,6 @@ class GrpcView(_ServingView):
     def __init__(self, file: BindingFile, pb2_module: str) -> None:
         super().__init__(file)
         self.pb2_module = pb2_module
-
-    @property
-    def uses_iterator(self) -> bool:
-        return any(method.server_streaming for method in self.file.methods)
-
-    @property
-    def uses_mapping(self) -> bool:
-        return any(method.request.well_known for method in self.file.methods)
 
     @property
     def services(self) -> tuple[Call, ...]:
