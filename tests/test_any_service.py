@@ -611,6 +611,7 @@ def test_json_rpc_errors_carry_the_status(http: httpx.Client) -> None:
     assert invalid["error"]["data"]["details"][0]["@type"] == BAD_REQUEST
     unknown = _rpc(http, "SendMessage", {})
     assert unknown["error"]["code"] == -32601
+    assert unknown["error"]["data"]["status"] == "UNIMPLEMENTED"
 
 
 # ------------------------------------------------------------ the direct case

@@ -29,7 +29,13 @@ from typing import Any, NamedTuple
 from ._cancellation import DeadlineExceeded, handler_cancelled
 from ._errors import A2AError
 from ._json import NotJson, encode
-from ._jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, PARSE_ERROR, JsonRpcError
+from ._jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    JsonRpcError,
+)
 from ._query import QueryError
 from ._status import RpcError, jsonrpc_code
 from ._validate import ValidationError
@@ -237,6 +243,8 @@ def failure_of(exc: BaseException) -> Failure | None:
             code=PARSE_ERROR, data=None, rpc_message=f"Parse error: {text}"
         )
     if isinstance(exc, JsonRpcError):
+        if exc.code == METHOD_NOT_FOUND:  # as gRPC answers a method it lacks
+            return Failure(501, "UNIMPLEMENTED", exc.message, exc.code, data=exc.data)
         return Failure(400, "INVALID_ARGUMENT", exc.message, exc.code, data=exc.data)
     if isinstance(exc, DeadlineExceeded):
         return Failure(
