@@ -18,6 +18,7 @@ import re
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, Literal, NamedTuple, Union
 from urllib.parse import unquote
 
@@ -342,17 +343,54 @@ def _written(value: object) -> str:
     return value if isinstance(value, str) else repr(value)
 
 
+def _enum_value(values: Mapping[str, str], enum: str, field: str, text: str) -> str:
+    """An enum value by name, or by the number of a defined value: its name."""
+    name = values.get(text)
+    digits = text[1:] if text[:1] == "-" else text
+    if name is None and digits.isascii() and digits.isdigit() and len(digits) < 12:
+        name = values.get(str(int(text)))
+    if name is None:
+        raise QueryError(field, text, f"not a value of {enum}")
+    return name
+
+
+def _parser(
+    param: Param, enums: Mapping[str, Mapping[str, str]]
+) -> Callable[[str, str], Any] | None:
+    """How ``decode`` reads a parameter's text: None for a string (the text itself)."""
+    if param.codec == "string":
+        return None
+    if param.codec == "enum":
+        return partial(_enum_value, enums[param.enum], param.enum)
+    return PARSERS[param.codec]
+
+
 # A name trie: each spelling of a level (json or proto name) leads to the next level or,
 # at the last level, to the index of the parameter; the flag tells the json spelling.
 _Trie = dict[str, tuple[bool, Union[int, "_Trie"]]]
 
 
+class _Slot(NamedTuple):
+    """How ``decode`` stores one parameter: under the messages ``parents`` as ``key``,
+    named ``field`` in errors, read by ``parse`` (None for a string, which is its text).
+    """
+
+    parents: tuple[str, ...]
+    key: str
+    field: str
+    parse: Callable[[str, str], Any] | None
+    repeated: bool
+
+
 class _RpcQuery:
-    """One rpc's parameters with the trie that resolves their names and its oneofs."""
+    """One rpc's parameters with the trie that resolves their names and its oneofs,
+    and how ``decode`` stores each (``top`` by the undotted names that spell one)."""
 
-    __slots__ = ("params", "fields", "names", "oneofs")
+    __slots__ = ("params", "fields", "names", "oneofs", "slots", "top")
 
-    def __init__(self, params: Sequence[Param]) -> None:
+    def __init__(
+        self, params: Sequence[Param], enums: Mapping[str, Mapping[str, str]]
+    ) -> None:
         self.params = tuple(params)
         self.fields = tuple(".".join(param.json_path) for param in self.params)
         self.names: _Trie = {}
@@ -376,6 +414,21 @@ class _RpcQuery:
             if param.oneof:
                 oneofs.setdefault(param.oneof, []).append(index)
         self.oneofs = tuple((name, tuple(members)) for name, members in oneofs.items())
+        self.slots = tuple(
+            _Slot(
+                param.json_path[:-1],
+                param.json_path[-1],
+                field,
+                _parser(param, enums),
+                param.repeated,
+            )
+            for param, field in zip(self.params, self.fields)
+        )
+        self.top = {
+            name: self.slots[found]
+            for name, (_, found) in self.names.items()
+            if isinstance(found, int)
+        }
 
     def resolve(self, name: str) -> int | None:
         """The parameter a (decoded) query name spells, if any."""
@@ -438,7 +491,7 @@ class QueryCodecs:
         service_params: frozenset[str] = frozenset(),
         max_pairs: int = MAX_QUERY_PAIRS,
     ) -> None:
-        self._rpcs = {rpc: _RpcQuery(params) for rpc, params in rpcs.items()}
+        self._rpcs = {rpc: _RpcQuery(params, enums) for rpc, params in rpcs.items()}
         self._enums = enums
         self._body_fields = body_fields
         self._service_params = service_params
@@ -455,19 +508,7 @@ class QueryCodecs:
         codec (``int64``, ``timestamp``...); ``enum`` names the enum type for ``enum``.
         """
         if codec == "enum":
-            values = self._enums[enum]
-            name = values.get(text)
-            digits = text[1:] if text[:1] == "-" else text
-            if (
-                name is None
-                and digits.isascii()
-                and digits.isdigit()
-                and len(digits) < 12
-            ):
-                name = values.get(str(int(text)))
-            if name is None:
-                raise QueryError(field, text, f"not a value of {enum}")
-            return name
+            return _enum_value(self._enums[enum], enum, field, text)
         return PARSERS[codec](field, text)
 
     def _unknown(self, name: str, value: str, raw: bool, unknown: Unknown) -> None:
@@ -490,31 +531,30 @@ class QueryCodecs:
             query, self.max_pairs if max_pairs is None else max_pairs
         )
         result: dict[str, Any] = {}
-        params, fields = table.params, table.fields
+        top = table.top
         for name, value in pairs:
-            index = table.resolve(name)
-            if index is None:
-                self._unknown(name, value, raw, unknown)
-                continue
-            param = params[index]
-            field = fields[index]
+            slot = top.get(name)
+            if slot is None:
+                index = table.resolve(name)  # a dotted name, or none
+                if index is None:
+                    self._unknown(name, value, raw, unknown)
+                    continue
+                slot = table.slots[index]
+            parents, key, field, parse, repeated = slot
             target = result
-            path = param.json_path
-            if len(path) > 1:
-                for part in path[:-1]:
-                    child = target.get(part)
-                    if child is None:
-                        child = target[part] = {}
-                    target = child
-            key = path[-1]
-            if param.repeated:
+            for part in parents:
+                child = target.get(part)
+                if child is None:
+                    child = target[part] = {}
+                target = child
+            if repeated:
                 items = target.setdefault(key, [])
                 for part in value.split(","):
                     text = form_text(field, part) if raw else part
-                    items.append(self._parse(param, field, text))
+                    items.append(text if parse is None else parse(field, text))
                 continue
             text = form_text(field, value) if raw else value
-            decoded = self._parse(param, field, text)
+            decoded = text if parse is None else parse(field, text)
             if target.setdefault(key, decoded) != decoded:
                 raise QueryError(
                     field,
@@ -523,9 +563,9 @@ class QueryCodecs:
                 )
         for oneof, members in table.oneofs:
             present = [
-                ".".join(params[i].json_path)
+                table.fields[i]
                 for i in members
-                if _lookup(result, params[i].json_path) is not None
+                if _lookup(result, table.params[i].json_path) is not None
             ]
             if len(present) > 1:
                 raise QueryError(
@@ -534,14 +574,6 @@ class QueryCodecs:
                     f"oneof {oneof.partition(':')[2]} already set by {present[0]}",
                 )
         return result
-
-    def _parse(self, param: Param, field: str, text: str) -> Any:
-        codec = param.codec
-        if codec == "string":
-            return text
-        if codec == "enum":
-            return self.parse_value(codec, field, text, param.enum)
-        return PARSERS[codec](field, text)
 
     def encode(self, rpc: str, request: Mapping[str, Any]) -> list[tuple[str, str]]:
         """The query pairs for ``request`` (decoded text, json names, field order,

@@ -547,13 +547,13 @@ def test_transcode_max_pairs(table: RouteTable) -> None:
 
 def test_merge_into_nested_and_non_mapping_parents() -> None:
     request: dict[str, Any] = {"book": {"title": "T"}}
-    _paths._merge(request, "book.name", "n", "n")
+    _paths._merge(request, ("book", "name"), "book.name", "n")
     assert request == {"book": {"title": "T", "name": "n"}}
     odd: dict[str, Any] = {"book": 5}
-    _paths._merge(odd, "book.name", "n", "n")
+    _paths._merge(odd, ("book", "name"), "book.name", "n")
     assert odd == {"book": {"name": "n"}}
     with pytest.raises(QueryError) as error:
-        _paths._merge({"x": {"k": 1}}, "x", "v", "v")
+        _paths._merge({"x": {"k": 1}}, ("x",), "x", "v")
     assert error.value.value == "{'k': 1}"
 
 
