@@ -128,10 +128,12 @@ def query_pairs(
         parts = query.split("&", max_pairs)
         if len(parts) > max_pairs:
             raise QueryError("", query[:40], f"more than {max_pairs} query parameters")
-        pairs = [part.partition("=")[::2] for part in parts if part]
         if "%" not in query and "+" not in query:
-            return pairs, False
-        return [(form_text(name, name), value) for name, value in pairs], True
+            return [part.partition("=")[::2] for part in parts if part], False
+        return [
+            (form_text(name, name), value)
+            for name, _, value in (part.partition("=") for part in parts if part)
+        ], True
     decoded: list[tuple[str, str]] = []
     for pair in query:
         if len(decoded) >= max_pairs:
@@ -158,12 +160,13 @@ def _integer(field: str, text: str, low: int, high: int) -> int:
             "empty value; expected an integer" if not text else "not a decimal integer"
         )
         raise QueryError(field, text, reason)
-    significant = digits.lstrip("0")
-    if len(significant) > 20:
-        raise QueryError(field, text, f"out of range {low}..{high}")
-    number = int(significant or "0")
-    if negative:
-        number = -number
+    if len(digits) > 20:  # leading zeros, or out of range (int() refuses 4,300 digits)
+        digits = digits.lstrip("0")
+        if len(digits) > 20:
+            raise QueryError(field, text, f"out of range {low}..{high}")
+        number = -int(digits or "0") if negative else int(digits or "0")
+    else:
+        number = int(text)
     if not low <= number <= high:
         raise QueryError(field, text, f"out of range {low}..{high}")
     return number
@@ -526,7 +529,7 @@ class QueryCodecs:
         max_pairs: int | None = None,
     ) -> dict[str, Any]:
         """Decode the query string of ``rpc`` into a ProtoJSON dict."""
-        table = self._rpc(rpc)
+        table = self._rpcs.get(rpc) or self._rpc(rpc)
         pairs, raw = query_pairs(
             query, self.max_pairs if max_pairs is None else max_pairs
         )

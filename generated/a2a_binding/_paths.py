@@ -647,8 +647,13 @@ class RouteTable:
                 request[route.body] = _copy(body) if body is not None else {}
             elif body:
                 raise ValueError(f"{route.verb} {route.template} takes no body")
-        if not request and not target.merge:
-            return params  # nothing to merge with: the path is the request
+        if not target.merge:
+            if not request:
+                return params  # nothing to merge with: the path is the request
+            for name, text in params.items():
+                if request.setdefault(name, text) is not text:
+                    _merge(request, (name,), name, text)  # already there: compare
+            return request
         for capture, path in zip(target.captures, target.paths):
             text = params[capture.field]
             value: object = text
