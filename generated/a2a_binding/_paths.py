@@ -578,8 +578,18 @@ class RouteTable:
         unknown: Unknown = "ignore",
         max_pairs: int | None = None,
     ) -> tuple[Route, dict[str, Any]]:
-        """The route of a received request and its ProtoJSON request dict (see the
-        generated ``routes.transcode``)."""
+        """The route of a received request and its ProtoJSON request dict, ready for
+        ``google.protobuf.json_format.ParseDict`` (the generated ``routes.transcode``).
+
+        ``query`` is the raw query string (or decoded pairs), ``body`` the decoded JSON
+        body or None. Path values, the query and the body are merged per the route's
+        rule: for ``body: "*"`` the body is the request and the query may name no
+        field; for a field body the body is that field; otherwise the query holds the
+        fields. ``max_pairs`` bounds the query's pairs (None: the codecs' limit,
+        ``MAX_QUERY_PAIRS`` unless they set another). Raises ``RouteNotFound``
+        (404/405), ``QueryError`` for a bad value or a field given twice with
+        different values, ``ValueError`` for a body the route does not take.
+        """
         found = self._match(verb, raw_path)
         if found is None:
             raise self._not_found(verb, raw_path)
