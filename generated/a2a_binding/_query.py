@@ -21,7 +21,7 @@ import math
 import re
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from functools import partial
 from typing import Any, Literal, NamedTuple, Union
 from urllib.parse import unquote
@@ -257,18 +257,27 @@ def _timestamp(field: str, text: str) -> str:
     found = _TIMESTAMP.match(text)
     if found is None:
         raise QueryError(field, text, "not an RFC 3339 timestamp")
-    year, month, day, hour, minute, second, fraction, sign, off_h, off_m = (
-        found.groups()
-    )
+    fraction, sign, off_h, off_m = found.group(7, 8, 9, 10)
     nanos = int(fraction.ljust(9, "0")) if fraction else 0
+    # The pattern fixed the shape: the date is text[:10], HH:MM:SS text[11:19], and
+    # equal-length digit strings compare as their numbers do.
+    clock = text[11:19]
     try:
-        moment = datetime(
-            int(year), int(month), int(day), int(hour), int(minute), int(second)
-        )
+        day = date.fromisoformat(text[:10])  # the calendar's own check of the date
+        if clock[:2] > "23" or clock[3:5] > "59" or clock[6:] > "59":
+            raise ValueError("time out of range")
         if sign is None:  # already UTC: the validated digits are the answer
-            return f"{year}-{month}-{day}T{hour}:{minute}:{second}{_fraction(nanos)}Z"
-        if int(off_h) > 23 or int(off_m) > 59:
+            return f"{text[:10]}T{clock}{_fraction(nanos)}Z"
+        if off_h > "23" or off_m > "59":
             raise ValueError("offset out of range")
+        moment = datetime(
+            day.year,
+            day.month,
+            day.day,
+            int(clock[:2]),
+            int(clock[3:5]),
+            int(clock[6:]),
+        )
         offset = timedelta(hours=int(off_h), minutes=int(off_m))
         # A space is a "+" that was not escaped in the query string.
         moment = moment - offset if sign in "+ " else moment + offset
