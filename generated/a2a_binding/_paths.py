@@ -387,19 +387,19 @@ class RouteTable:
     @staticmethod
     def _flat_index(
         targets: Sequence[_Target], patterns: Sequence[Pattern]
-    ) -> dict[tuple[int, str, str], tuple[_Candidate, ...]] | None:
-        """Without ``**`` a path's segment count is its routes' length: per (length,
-        custom verb, verb), the candidates in the order the walk would reach them (a
+    ) -> dict[str, dict[tuple[int, str], tuple[_Candidate, ...]]] | None:
+        """Without ``**`` a path's segment count is its routes' length: per verb, then
+        per (length, custom verb), the candidates in the order the walk would reach them (a
         literal before ``*`` at the first position where two differ), so the first
         whose literals fit is the walk's answer, without walking. None when some
         template has ``**`` or an empty literal (then a path with an empty segment,
         which no ``*`` takes, could still match: the walk decides)."""
         if any("**" in p.segments or "" in p.segments for p in patterns):
             return None
-        found: dict[tuple[int, str, str], dict[tuple[str, ...], _Candidate]] = {}
+        found: dict[str, dict[tuple[int, str], dict[tuple[str, ...], _Candidate]]] = {}
         for target, pattern in zip(targets, patterns):
             segments = pattern.segments
-            key = (len(segments), pattern.custom_verb, target.route.verb)
+            key = (len(segments), pattern.custom_verb)
             at = [i for i, s in enumerate(segments) if s != "*"]
             expected = tuple(segments[i] for i in at)
             candidate = _Candidate(
@@ -407,16 +407,20 @@ class RouteTable:
                 expected[0] if len(at) == 1 else expected,
                 target,
             )
-            found.setdefault(key, {}).setdefault(segments, candidate)  # first wins
+            by_shape = found.setdefault(target.route.verb, {}).setdefault(key, {})
+            by_shape.setdefault(segments, candidate)  # first wins
         return {
-            key: tuple(
-                candidate
-                for _, candidate in sorted(
-                    shapes.items(),
-                    key=lambda item: tuple(s == "*" for s in item[0]),
+            verb: {
+                key: tuple(
+                    candidate
+                    for _, candidate in sorted(
+                        shapes.items(),
+                        key=lambda item: tuple(s == "*" for s in item[0]),
+                    )
                 )
-            )
-            for key, shapes in found.items()
+                for key, shapes in keys.items()
+            }
+            for verb, keys in found.items()
         }
 
     # The server side.
@@ -496,6 +500,10 @@ class RouteTable:
     def _match(self, verb: str, raw_path: str) -> tuple[_Target, list[str]] | None:
         """The route's target and the path's raw segments (``split_path``, written
         out here: this runs for every request)."""
+        flat = self._flat
+        shapes = None if flat is None else flat.get(verb)
+        if flat is not None and shapes is None:
+            return None  # no route takes this verb
         max_segments = self.max_segments
         segments = raw_path[1:].split("/", max_segments)
         if (
@@ -511,18 +519,15 @@ class RouteTable:
             if verb_text in self.custom_verbs:
                 segments[-1] = head
                 custom_verb = verb_text
-        flat = self._flat
         if "" in segments:
             if raw_path == "/":
                 segments = []
-            elif flat is not None:
+            elif shapes is not None:
                 return None  # no literal is empty and no ``*`` takes an empty segment
-        if flat is None:
+        if shapes is None:
             target = self._walk(segments, (custom_verb, verb), None)
             return None if target is None else (target, segments)
-        for literals, expected, target in flat.get(
-            (len(segments), custom_verb, verb), ()
-        ):
+        for literals, expected, target in shapes.get((len(segments), custom_verb), ()):
             if literals is None or literals(segments) == expected:
                 return target, segments
         return None

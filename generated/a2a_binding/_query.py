@@ -23,6 +23,7 @@ import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, timedelta
 from functools import partial
+from itertools import repeat
 from typing import Any, Literal, NamedTuple, Union
 from urllib.parse import unquote
 
@@ -118,9 +119,10 @@ def form_text(field: str, raw: str) -> str:
 
 def query_pairs(
     query: QueryInput, max_pairs: int
-) -> tuple[list[tuple[str, str]], bool]:
-    """The (decoded name, value) pairs of a query, and whether the values still need
-    form-decoding (only when the raw query holds a ``%`` or a ``+`` at all)."""
+) -> tuple[list[tuple[str, str, str]], bool]:
+    """The pairs of a query as (decoded name, separator, value), as ``str.partition``
+    splits ``name=value``, and whether the values still need form-decoding (only when
+    the raw query holds a ``%`` or a ``+`` at all)."""
     if isinstance(query, bytes):
         try:
             query = query.decode("utf-8")
@@ -132,13 +134,12 @@ def query_pairs(
         parts = query.split("&", max_pairs)
         if len(parts) > max_pairs:
             raise QueryError("", query[:40], f"more than {max_pairs} query parameters")
+        # Empty parts ("a=1&&b=2") are no pairs.
+        pairs = list(map(str.partition, filter(None, parts), repeat("=")))
         if "%" not in query and "+" not in query:
-            return [part.partition("=")[::2] for part in parts if part], False
-        return [
-            (form_text(name, name), value)
-            for name, _, value in (part.partition("=") for part in parts if part)
-        ], True
-    decoded: list[tuple[str, str]] = []
+            return pairs, False
+        return [(form_text(name, name), sep, value) for name, sep, value in pairs], True
+    decoded: list[tuple[str, str, str]] = []
     for pair in query:
         if len(decoded) >= max_pairs:
             raise QueryError("", "", f"more than {max_pairs} query parameters")
@@ -151,7 +152,7 @@ def query_pairs(
             raise QueryError(
                 "", repr(pair)[:40], "query pairs must be (str, str) tuples"
             )
-        decoded.append(pair)
+        decoded.append((pair[0], "=", pair[1]))
     return decoded, False
 
 
@@ -548,7 +549,7 @@ class QueryCodecs:
         )
         result: dict[str, Any] = {}
         top = table.top
-        for name, value in pairs:
+        for name, _, value in pairs:
             slot = top.get(name)
             if slot is None:
                 index = table.resolve(name)  # a dotted name, or none
@@ -558,11 +559,12 @@ class QueryCodecs:
                 slot = table.slots[index]
             parents, key, field, parse, repeated = slot
             target = result
-            for part in parents:
-                child = target.get(part)
-                if child is None:
-                    child = target[part] = {}
-                target = child
+            if parents:
+                for part in parents:
+                    child = target.get(part)
+                    if child is None:
+                        child = target[part] = {}
+                    target = child
             if repeated:
                 items = target.setdefault(key, [])
                 for part in value.split(","):
@@ -636,7 +638,7 @@ class QueryCodecs:
             query, self.max_pairs if max_pairs is None else max_pairs
         )
         fields = self._body_fields.get(rpc, frozenset())
-        for name, value in pairs:
+        for name, _, value in pairs:
             if name.split(".")[0] in fields:
                 raise QueryError(
                     name,
