@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -437,6 +438,11 @@ def test_route_not_found_404_and_405(table: RouteTable) -> None:
     assert "(allowed: POST)" in str(wrong_verb.value)
     # Raised by hand it has no table: a 404.
     assert RouteNotFound("GET", "/x").status == 404
+    # The table's own, as the ASGI app takes it, looks the verbs up when asked.
+    made = table.not_found("DELETE", "/tasks/x:cancel")
+    assert isinstance(made, RouteNotFound) and type(made) is type(wrong_verb.value)
+    assert made.status == 405 and made.allowed_verbs == {"POST"}
+    assert type(made).__qualname__ == "RouteNotFound"
 
 
 # ------------------------------------------------------------------ transcode
@@ -512,6 +518,18 @@ def test_transcode_star_body(table: RouteTable) -> None:
         table.transcode("POST", "/message:send", "a2a-VERSION=1.0", unknown="reject")[1]
         == {}
     )
+
+
+def test_transcode_copies_the_body(table: RouteTable) -> None:
+    body = {"metadata": {"k": 1}}
+    _, request = table.transcode("POST", "/t1/tasks/x:cancel", "", body)
+    assert body == {"metadata": {"k": 1}}  # the tenant and id went into a copy
+    # Any mapping is a body; the request is a dict of its own.
+    frozen = MappingProxyType({"metadata": {"k": 1}})
+    _, request = table.transcode("POST", "/tasks/x:cancel", "", frozen)
+    assert type(request) is dict and request == {"metadata": {"k": 1}, "id": "x"}
+    _, request = table.transcode("PATCH", "/v1/shelves/s/books/b", "", frozen)
+    assert type(request["book"]) is dict
 
 
 def test_transcode_refuses_bodies(table: RouteTable) -> None:
