@@ -502,28 +502,29 @@ class RouteTable:
             return None  # no route takes this verb
         max_segments = self.max_segments
         segments = raw_path[1:].split("/", max_segments)
+        count = len(segments)
         if (
             raw_path[:1] != "/"
-            or len(segments) > max_segments
+            or count > max_segments
             or ("%" in raw_path and not well_formed(raw_path))
         ):
             return None
         custom_verb = ""
         last = segments[-1]
-        if ":" in last and self.custom_verbs:
+        if ":" in last:
             head, _, verb_text = last.rpartition(":")
             if verb_text in self.custom_verbs:
                 segments[-1] = head
                 custom_verb = verb_text
         if "" in segments:
             if raw_path == "/":
-                segments = []
+                segments, count = [], 0
             elif shapes is not None:
                 return None  # no literal is empty and no ``*`` takes an empty segment
         if shapes is None:
             target = self._walk(segments, (custom_verb, verb), None)
             return None if target is None else (target, segments)
-        for literals, expected, target in shapes.get((len(segments), custom_verb), ()):
+        for literals, expected, target in shapes.get((count, custom_verb), ()):
             if literals is None or literals(segments) == expected:
                 return target, segments
         return None

@@ -359,8 +359,10 @@ def _written(value: object) -> str:
 def _enum_value(values: Mapping[str, str], enum: str, field: str, text: str) -> str:
     """An enum value by name, or by the number of a defined value: its name."""
     name = values.get(text)
+    if name is not None:
+        return name
     digits = text[1:] if text[:1] == "-" else text
-    if name is None and digits.isascii() and digits.isdigit() and len(digits) < 12:
+    if digits.isascii() and digits.isdigit() and len(digits) < 12:
         name = values.get(str(int(text)))
     if name is None:
         raise QueryError(field, text, f"not a value of {enum}")

@@ -370,6 +370,13 @@ def test_root_template() -> None:
     assert rpc_of(root, "GET", "/") == "Root"
     assert rpc_of(root, "GET", "/x") == "Any"
     assert rpc_of(root, "GET", "") is None
+    # Without ``**`` (the flat index) the root is still the empty path.
+    flat = make_table([Spec("Root", "GET", "/"), Spec("One", "GET", "/{x}")])
+    assert rpc_of(flat, "GET", "/") == "Root"
+    assert rpc_of(flat, "GET", "/a") == "One"
+    assert rpc_of(flat, "GET", "//") is None
+    assert rpc_of(flat, "GET", "") is None
+    assert rpc_of(flat, "POST", "/") is None
 
 
 def test_deep_wildcard_inside_a_variable_may_be_empty() -> None:
