@@ -119,26 +119,33 @@ def form_text(field: str, raw: str) -> str:
 
 def query_pairs(
     query: QueryInput, max_pairs: int
-) -> tuple[list[tuple[str, str, str]], bool]:
+) -> tuple[Iterable[tuple[str, str, str]], bool]:
     """The pairs of a query as (decoded name, separator, value), as ``str.partition``
-    splits ``name=value``, and whether the values still need form-decoding (only when
-    the raw query holds a ``%`` or a ``+`` at all)."""
-    if isinstance(query, bytes):
+    splits ``name=value``, for one pass, and whether the values still need
+    form-decoding (only when the raw query holds a ``%`` or a ``+`` at all)."""
+    if not isinstance(query, str):
+        if not isinstance(query, bytes):
+            return _given_pairs(query, max_pairs), False
         try:
             query = query.decode("utf-8")
         except UnicodeDecodeError:
             raise QueryError(
                 "", repr(query[:40]), "query string is not valid UTF-8"
             ) from None
-    if isinstance(query, str):
-        parts = query.split("&", max_pairs)
-        if len(parts) > max_pairs:
-            raise QueryError("", query[:40], f"more than {max_pairs} query parameters")
-        # Empty parts ("a=1&&b=2") are no pairs.
-        pairs = list(map(str.partition, filter(None, parts), repeat("=")))
-        if "%" not in query and "+" not in query:
-            return pairs, False
-        return [(form_text(name, name), sep, value) for name, sep, value in pairs], True
+    parts = query.split("&", max_pairs)
+    if len(parts) > max_pairs:
+        raise QueryError("", query[:40], f"more than {max_pairs} query parameters")
+    # Empty parts ("a=1&&b=2") are no pairs.
+    pairs = map(str.partition, filter(None, parts), repeat("="))
+    if "%" not in query and "+" not in query:
+        return pairs, False
+    return [(form_text(name, name), sep, value) for name, sep, value in pairs], True
+
+
+def _given_pairs(
+    query: Iterable[tuple[str, str]], max_pairs: int
+) -> list[tuple[str, str, str]]:
+    """Pairs given already decoded, checked, as ``query_pairs`` gives them."""
     decoded: list[tuple[str, str, str]] = []
     for pair in query:
         if len(decoded) >= max_pairs:
@@ -153,44 +160,49 @@ def query_pairs(
                 "", repr(pair)[:40], "query pairs must be (str, str) tuples"
             )
         decoded.append((pair[0], "=", pair[1]))
-    return decoded, False
+    return decoded
 
 
-def _integer(field: str, text: str, low: int, high: int) -> int:
-    """A decimal integer (optional ``-``, ASCII digits only) within ``low..high``."""
-    negative = text[:1] == "-"
-    digits = text[1:] if negative else text
-    if not (digits.isascii() and digits.isdigit()):
-        reason = (
-            "empty value; expected an integer" if not text else "not a decimal integer"
-        )
-        raise QueryError(field, text, reason)
-    if len(digits) > 20:  # leading zeros, or out of range (int() refuses 4,300 digits)
-        digits = digits.lstrip("0")
-        if len(digits) > 20:
+def _integers(low: int, high: int) -> Callable[[str, str], int]:
+    """The codec of the decimal integers (optional ``-``, ASCII digits only) within
+    ``low..high``."""
+
+    def parse(field: str, text: str) -> int:
+        negative = text[:1] == "-"
+        digits = text[1:] if negative else text
+        if not (digits.isascii() and digits.isdigit()):
+            reason = (
+                "empty value; expected an integer"
+                if not text
+                else "not a decimal integer"
+            )
+            raise QueryError(field, text, reason)
+        if len(digits) > 20:  # leading zeros, or out of range (int() refuses 4,300)
+            digits = digits.lstrip("0")
+            if len(digits) > 20:
+                raise QueryError(field, text, f"out of range {low}..{high}")
+            number = -int(digits or "0") if negative else int(digits or "0")
+        else:
+            number = int(text)
+        if not low <= number <= high:
             raise QueryError(field, text, f"out of range {low}..{high}")
-        number = -int(digits or "0") if negative else int(digits or "0")
-    else:
-        number = int(text)
-    if not low <= number <= high:
-        raise QueryError(field, text, f"out of range {low}..{high}")
-    return number
+        return number
+
+    return parse
 
 
-def _int32(field: str, text: str) -> int:
-    return _integer(field, text, -(2**31), 2**31 - 1)
-
-
-def _uint32(field: str, text: str) -> int:
-    return _integer(field, text, 0, 2**32 - 1)
+_int32 = _integers(-(2**31), 2**31 - 1)
+_uint32 = _integers(0, 2**32 - 1)
+_int64_number = _integers(-(2**63), 2**63 - 1)
+_uint64_number = _integers(0, 2**64 - 1)
 
 
 def _int64(field: str, text: str) -> str:
-    return str(_integer(field, text, -(2**63), 2**63 - 1))
+    return str(_int64_number(field, text))
 
 
 def _uint64(field: str, text: str) -> str:
-    return str(_integer(field, text, 0, 2**64 - 1))
+    return str(_uint64_number(field, text))
 
 
 def _double(field: str, text: str) -> float | str:
