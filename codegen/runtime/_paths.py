@@ -385,11 +385,11 @@ class RouteTable:
         targets: Sequence[_Target], patterns: Sequence[Pattern]
     ) -> dict[str, dict[tuple[int, str], tuple[_Candidate, ...]]] | None:
         """Without ``**`` a path's segment count is its routes' length: per verb, then
-        per (length, custom verb), the candidates in the order the walk would reach them (a
-        literal before ``*`` at the first position where two differ), so the first
-        whose literals fit is the walk's answer, without walking. None when some
-        template has ``**`` or an empty literal (then a path with an empty segment,
-        which no ``*`` takes, could still match: the walk decides)."""
+        per (length, custom verb), the candidates in the order the walk would reach
+        them (a literal before ``*`` at the first position where two differ), so the
+        first whose literals fit is the walk's answer, without walking. None when
+        some template has ``**`` or an empty literal (then a path with an empty
+        segment, which no ``*`` takes, could still match: the walk decides)."""
         if any("**" in p.segments or "" in p.segments for p in patterns):
             return None
         found: dict[str, dict[tuple[int, str], dict[tuple[str, ...], _Candidate]]] = {}
