@@ -657,7 +657,8 @@ class RouteTable:
                 f"{route.verb} {route.template}: the body must be a JSON object"
             )
         request: dict[str, Any]
-        if route.body == "*":
+        body_field = route.body
+        if body_field == "*":
             if query:
                 self.query.reject_fields(
                     route.rpc, query, unknown=unknown, max_pairs=max_pairs
@@ -671,8 +672,8 @@ class RouteTable:
                 if query
                 else {}
             )
-            if route.body is not None:
-                request[route.body] = {} if copied is None else copied
+            if body_field is not None:
+                request[body_field] = {} if copied is None else copied
             elif body:
                 raise ValueError(f"{route.verb} {route.template} takes no body")
         if not target.merge:
