@@ -247,6 +247,13 @@ class RoutesView(FileView):
         """(rpc, request annotation) for each ``build`` overload."""
         return tuple((m.name, self.request_annotation(m)) for m in self.file.methods)
 
+    @property
+    def names_any(self) -> bool:
+        """Whether the module names ``typing.Any``: in the dynamic ``build`` overload
+        (several rpcs) or in a well-known request's ``Mapping[str, Any]``."""
+        methods = self.file.methods
+        return len(methods) > 1 or any(m.request.well_known for m in methods)
+
 
 class QueryShape(NamedTuple):
     """The ``<Rpc>Query`` TypedDict of one rpc."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Any, NamedTuple, Union
 from urllib.parse import quote, unquote, unquote_to_bytes
@@ -206,14 +207,19 @@ class _Target(NamedTuple):
     captures: tuple[Capture, ...]
     # Some capture is typed or nested (``book.name``): the params are not the request.
     merge: bool
+    # (field, segment index) of each capture when all are single segments, else None.
+    singles: tuple[tuple[str, int], ...] | None
+    # Each capture's field as its path of names in the request.
+    paths: tuple[tuple[str, ...], ...]
 
 
 class _Candidate(NamedTuple):
-    """A route of the flat index: its literal segments by position, the positions of
-    its ``*`` (which must not be empty), and its target."""
+    """A route of the flat index: ``literals`` takes its literal segments out of a
+    path's (as a tuple when it has several), to compare with ``expected``; None when it
+    has none."""
 
-    literals: tuple[tuple[int, str], ...]
-    holes: tuple[int, ...]
+    literals: Callable[[list[str]], object] | None
+    expected: object
     target: _Target
 
 
@@ -236,7 +242,7 @@ class RouteNotFound(LookupError):
     ``RouteNotFound(verb, raw_path)``."""
 
     _allowed: frozenset[str] | None = None
-    _lookup: Callable[[str], frozenset[str]] | None = None
+    _table: RouteTable | None = None  # set by the subclass each table raises
 
     @property
     def verb(self) -> str:
@@ -252,8 +258,8 @@ class RouteNotFound(LookupError):
     def allowed_verbs(self) -> frozenset[str]:
         """The verbs some route accepts for this path."""
         if self._allowed is None:
-            lookup = self._lookup
-            self._allowed = lookup(self.raw_path) if lookup else frozenset()
+            table = self._table
+            self._allowed = table.allowed_verbs(self.raw_path) if table else frozenset()
         return self._allowed
 
     @property
@@ -328,7 +334,15 @@ class RouteTable:
         self._root = _Node()
         targets = [
             _Target(
-                route, p.captures, any(c.codec or "." in c.field for c in p.captures)
+                route,
+                p.captures,
+                any(c.codec or "." in c.field for c in p.captures),
+                (
+                    tuple((c.field, c.start) for c in p.captures)
+                    if all(c.single_segment for c in p.captures)
+                    else None
+                ),
+                tuple(tuple(c.field.split(".")) for c in p.captures),
             )
             for route, p in zip(routes, patterns)
         ]
@@ -360,37 +374,53 @@ class RouteTable:
             for rpc, choices in client_routes.items()
         }
         self._flat = self._flat_index(targets, patterns)
+        table = self
+
+        class _NotFound(RouteNotFound):
+            # The error this table raises: one class per table, so that raising it
+            # sets no attribute (as Django gives each model its own DoesNotExist).
+            __qualname__ = "RouteNotFound"
+            _table = table
+
+        self._not_found = _NotFound
 
     @staticmethod
     def _flat_index(
         targets: Sequence[_Target], patterns: Sequence[Pattern]
-    ) -> dict[tuple[int, str, str], tuple[_Candidate, ...]] | None:
-        """Without ``**`` a path's segment count is its routes' length: per (length,
-        custom verb, verb), the candidates in the order the walk would reach them (a
-        literal before ``*`` at the first position where two differ), so the first
-        that fits is the walk's answer, without walking. None when some template has
-        ``**``."""
-        if any("**" in pattern.segments for pattern in patterns):
+    ) -> dict[str, dict[tuple[int, str], tuple[_Candidate, ...]]] | None:
+        """Without ``**`` a path's segment count is its routes' length: per verb, then
+        per (length, custom verb), the candidates in the order the walk would reach
+        them (a literal before ``*`` at the first position where two differ), so the
+        first whose literals fit is the walk's answer, without walking. None when
+        some template has ``**`` or an empty literal (then a path with an empty
+        segment, which no ``*`` takes, could still match: the walk decides)."""
+        if any("**" in p.segments or "" in p.segments for p in patterns):
             return None
-        found: dict[tuple[int, str, str], dict[tuple[str, ...], _Candidate]] = {}
+        found: dict[str, dict[tuple[int, str], dict[tuple[str, ...], _Candidate]]] = {}
         for target, pattern in zip(targets, patterns):
             segments = pattern.segments
-            key = (len(segments), pattern.custom_verb, target.route.verb)
+            key = (len(segments), pattern.custom_verb)
+            at = [i for i, s in enumerate(segments) if s != "*"]
+            expected = tuple(segments[i] for i in at)
             candidate = _Candidate(
-                tuple((i, s) for i, s in enumerate(segments) if s != "*"),
-                tuple(i for i, s in enumerate(segments) if s == "*"),
+                itemgetter(*at) if at else None,
+                expected[0] if len(at) == 1 else expected,
                 target,
             )
-            found.setdefault(key, {}).setdefault(segments, candidate)  # first wins
+            by_shape = found.setdefault(target.route.verb, {}).setdefault(key, {})
+            by_shape.setdefault(segments, candidate)  # first wins
         return {
-            key: tuple(
-                candidate
-                for _, candidate in sorted(
-                    shapes.items(),
-                    key=lambda item: tuple(s == "*" for s in item[0]),
+            verb: {
+                key: tuple(
+                    candidate
+                    for _, candidate in sorted(
+                        shapes.items(),
+                        key=lambda item: tuple(s == "*" for s in item[0]),
+                    )
                 )
-            )
-            for key, shapes in found.items()
+                for key, shapes in keys.items()
+            }
+            for verb, keys in found.items()
         }
 
     # The server side.
@@ -468,29 +498,49 @@ class RouteTable:
         return None
 
     def _match(self, verb: str, raw_path: str) -> tuple[_Target, list[str]] | None:
-        split = split_path(raw_path, self.custom_verbs, self.max_segments)
-        if split is None:
-            return None
-        segments, custom_verb = split
+        """The route's target and the path's raw segments (``split_path``, written
+        out here: this runs for every request)."""
         flat = self._flat
-        if flat is None:
+        shapes = None if flat is None else flat.get(verb)
+        if flat is not None and shapes is None:
+            return None  # no route takes this verb
+        max_segments = self.max_segments
+        segments = raw_path[1:].split("/", max_segments)
+        count = len(segments)
+        if (
+            raw_path[:1] != "/"
+            or count > max_segments
+            or ("%" in raw_path and not well_formed(raw_path))
+        ):
+            return None
+        custom_verb = ""
+        last = segments[-1]
+        if ":" in last:
+            head, _, verb_text = last.rpartition(":")
+            if verb_text in self.custom_verbs:
+                segments[-1] = head
+                custom_verb = verb_text
+        if "" in segments:
+            if raw_path == "/":
+                segments, count = [], 0
+            elif shapes is not None:
+                return None  # no literal is empty and no ``*`` takes an empty segment
+        if shapes is None:
             target = self._walk(segments, (custom_verb, verb), None)
             return None if target is None else (target, segments)
-        for literals, holes, target in flat.get((len(segments), custom_verb, verb), ()):
-            for index, literal in literals:
-                if segments[index] != literal:
-                    break
-            else:
-                for index in holes:
-                    if not segments[index]:
-                        break
-                else:
-                    return target, segments
+        for literals, expected, target in shapes.get((count, custom_verb), ()):
+            if literals is None or literals(segments) == expected:
+                return target, segments
         return None
 
     @staticmethod
     def _params(target: _Target, segments: list[str]) -> dict[str, str]:
         params: dict[str, str] = {}
+        if target.singles is not None:
+            for name, start in target.singles:
+                raw = segments[start]
+                params[name] = unquote(raw) if "%" in raw else raw
+            return params
         for capture in target.captures:
             if capture.single_segment:
                 raw = segments[capture.start]
@@ -522,9 +572,7 @@ class RouteTable:
 
     def not_found(self, verb: str, raw_path: str) -> RouteNotFound:
         """The ``RouteNotFound`` for a request no route takes."""
-        error = RouteNotFound(verb, raw_path)
-        error._lookup = self.allowed_verbs
-        return error
+        return self._not_found(verb, raw_path)
 
     def transcode(
         self,
@@ -536,13 +584,30 @@ class RouteTable:
         unknown: Unknown = "ignore",
         max_pairs: int | None = None,
     ) -> tuple[Route, dict[str, Any]]:
-        """The route of a received request and its ProtoJSON request dict (see the
-        generated ``routes.transcode``)."""
+        """The route of a received request and its ProtoJSON request dict, ready for
+        ``google.protobuf.json_format.ParseDict`` (the generated ``routes.transcode``).
+
+        ``query`` is the raw query string (or decoded pairs), ``body`` the decoded JSON
+        body or None. Path values, the query and the body are merged per the route's
+        rule: for ``body: "*"`` the body is the request and the query may name no
+        field; for a field body the body is that field; otherwise the query holds the
+        fields. ``max_pairs`` bounds the query's pairs (None: the codecs' limit,
+        ``MAX_QUERY_PAIRS`` unless they set another). Raises ``RouteNotFound``
+        (404/405), ``QueryError`` for a bad value or a field given twice with
+        different values, ``ValueError`` for a body the route does not take.
+        """
         found = self._match(verb, raw_path)
         if found is None:
-            raise self.not_found(verb, raw_path)
+            raise self._not_found(verb, raw_path)
         target, segments = found
-        params = self._params(target, segments)
+        singles = target.singles
+        if singles is None:
+            params = self._params(target, segments)
+        else:  # ``_params``' common case, written out: this runs for every request
+            params = {}
+            for name, start in singles:
+                raw = segments[start]
+                params[name] = unquote(raw) if "%" in raw else raw
         if not query and body is None and not target.merge:
             return target.route, params  # the path is the whole request
         return target.route, self._request(
@@ -578,46 +643,54 @@ class RouteTable:
         max_pairs: int | None,
     ) -> dict[str, Any]:
         route = target.route
-        if (
-            body is not None
-            and type(body) is not dict
-            and not isinstance(body, Mapping)
-        ):
+        copied: dict[str, Any] | None
+        if body is None:
+            copied = None
+        elif isinstance(body, dict):
+            # Its own copy keeps what the decoder marked on it (keys given twice, for
+            # validation to refuse); the caller's body is never changed.
+            copied = body.copy()
+        elif isinstance(body, Mapping):
+            copied = dict(body)
+        else:
             raise ValueError(
                 f"{route.verb} {route.template}: the body must be a JSON object"
             )
-        limit = self.query.max_pairs if max_pairs is None else max_pairs
         request: dict[str, Any]
-        if route.body == "*":
+        body_field = route.body
+        if body_field == "*":
             if query:
                 self.query.reject_fields(
-                    route.rpc, query, unknown=unknown, max_pairs=limit
+                    route.rpc, query, unknown=unknown, max_pairs=max_pairs
                 )
-            request = _copy(body) if body is not None else {}
+            request = {} if copied is None else copied
         else:
             request = (
-                dict(
-                    self.query.decode(
-                        route.rpc, query, unknown=unknown, max_pairs=limit
-                    )
+                self.query.decode(
+                    route.rpc, query, unknown=unknown, max_pairs=max_pairs
                 )
                 if query
                 else {}
             )
-            if route.body is not None:
-                request[route.body] = _copy(body) if body is not None else {}
+            if body_field is not None:
+                request[body_field] = {} if copied is None else copied
             elif body:
                 raise ValueError(f"{route.verb} {route.template} takes no body")
-        if not request and not target.merge:
-            return params  # nothing to merge with: the path is the request
-        for capture in target.captures:
+        if not target.merge:
+            if not request:
+                return params  # nothing to merge with: the path is the request
+            for name, text in params.items():
+                if request.setdefault(name, text) is not text:
+                    _merge(request, (name,), name, text)  # already there: compare
+            return request
+        for capture, path in zip(target.captures, target.paths):
             text = params[capture.field]
             value: object = text
             if capture.codec:
                 value = self.query.parse_value(
                     capture.codec, capture.field, text, capture.enum
                 )
-            _merge(request, capture.field, value, text)
+            _merge(request, path, capture.field, value)
         return request
 
     # The client side.
@@ -728,12 +801,6 @@ class RouteTable:
         )
 
 
-def _copy(body: Any) -> dict[str, Any]:
-    """A body's own copy: a decoded object's ``copy`` keeps what the decoder marked on
-    it (keys given twice, for validation to refuse)."""
-    return body.copy() if isinstance(body, dict) else dict(body)
-
-
 def _raw_capture(capture: Capture, segments: list[str]) -> str:
     """The raw (still percent-encoded) text a capture takes from a matched path."""
     if capture.single_segment:
@@ -782,14 +849,17 @@ def _pop_field(fields: dict[str, Any], json_path: tuple[str, ...]) -> object:
     return holder.pop(json_path[-1], None)
 
 
-def _merge(request: dict[str, Any], field: str, value: object, text: str) -> None:
-    """Put a path value into the request; a different non-default value already there
-    (from the query or the body) is an error, never silently overwritten."""
+def _merge(
+    request: dict[str, Any], path: tuple[str, ...], field: str, value: object
+) -> None:
+    """Put a path value into the request (``path`` is ``field`` split at its dots); a
+    different non-default value already there (from the query or the body) is an
+    error, never silently overwritten."""
     target = request
-    *parents, name = field.split(".")
-    for key in parents:
+    for key in path[:-1]:
         child = target.get(key)
         target[key] = target = dict(child) if isinstance(child, Mapping) else {}
+    name = path[-1]
     previous = target.get(name)
     if previous is not None and previous != value and previous not in ("", 0):
         raise QueryError(

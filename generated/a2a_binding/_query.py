@@ -21,7 +21,9 @@ import math
 import re
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from functools import partial
+from itertools import repeat
 from typing import Any, Literal, NamedTuple, Union
 from urllib.parse import unquote
 
@@ -117,25 +119,34 @@ def form_text(field: str, raw: str) -> str:
 
 def query_pairs(
     query: QueryInput, max_pairs: int
-) -> tuple[list[tuple[str, str]], bool]:
-    """The (decoded name, value) pairs of a query, and whether the values still need
+) -> tuple[Iterable[tuple[str, str, str]], bool]:
+    """The pairs of a query as (decoded name, separator, value), as ``str.partition``
+    splits ``name=value``, for one pass, and whether the values still need
     form-decoding (only when the raw query holds a ``%`` or a ``+`` at all)."""
-    if isinstance(query, bytes):
+    if not isinstance(query, str):
+        if not isinstance(query, bytes):
+            return _given_pairs(query, max_pairs), False
         try:
             query = query.decode("utf-8")
         except UnicodeDecodeError:
             raise QueryError(
                 "", repr(query[:40]), "query string is not valid UTF-8"
             ) from None
-    if isinstance(query, str):
-        parts = query.split("&", max_pairs)
-        if len(parts) > max_pairs:
-            raise QueryError("", query[:40], f"more than {max_pairs} query parameters")
-        pairs = [part.partition("=")[::2] for part in parts if part]
-        if "%" not in query and "+" not in query:
-            return pairs, False
-        return [(form_text(name, name), value) for name, value in pairs], True
-    decoded: list[tuple[str, str]] = []
+    parts = query.split("&", max_pairs)
+    if len(parts) > max_pairs:
+        raise QueryError("", query[:40], f"more than {max_pairs} query parameters")
+    # Empty parts ("a=1&&b=2") are no pairs.
+    pairs = map(str.partition, filter(None, parts), repeat("="))
+    if "%" not in query and "+" not in query:
+        return pairs, False
+    return [(form_text(name, name), sep, value) for name, sep, value in pairs], True
+
+
+def _given_pairs(
+    query: Iterable[tuple[str, str]], max_pairs: int
+) -> list[tuple[str, str, str]]:
+    """Pairs given already decoded, checked, as ``query_pairs`` gives them."""
+    decoded: list[tuple[str, str, str]] = []
     for pair in query:
         if len(decoded) >= max_pairs:
             raise QueryError("", "", f"more than {max_pairs} query parameters")
@@ -148,44 +159,50 @@ def query_pairs(
             raise QueryError(
                 "", repr(pair)[:40], "query pairs must be (str, str) tuples"
             )
-        decoded.append(pair)
-    return decoded, False
+        decoded.append((pair[0], "=", pair[1]))
+    return decoded
 
 
-def _integer(field: str, text: str, low: int, high: int) -> int:
-    """A decimal integer (optional ``-``, ASCII digits only) within ``low..high``."""
-    negative = text[:1] == "-"
-    digits = text[1:] if negative else text
-    if not (digits.isascii() and digits.isdigit()):
-        reason = (
-            "empty value; expected an integer" if not text else "not a decimal integer"
-        )
-        raise QueryError(field, text, reason)
-    significant = digits.lstrip("0")
-    if len(significant) > 20:
-        raise QueryError(field, text, f"out of range {low}..{high}")
-    number = int(significant or "0")
-    if negative:
-        number = -number
-    if not low <= number <= high:
-        raise QueryError(field, text, f"out of range {low}..{high}")
-    return number
+def _integers(low: int, high: int) -> Callable[[str, str], int]:
+    """The codec of the decimal integers (optional ``-``, ASCII digits only) within
+    ``low..high``."""
+
+    def parse(field: str, text: str) -> int:
+        negative = text[:1] == "-"
+        digits = text[1:] if negative else text
+        if not (digits.isascii() and digits.isdigit()):
+            reason = (
+                "empty value; expected an integer"
+                if not text
+                else "not a decimal integer"
+            )
+            raise QueryError(field, text, reason)
+        if len(digits) > 20:  # leading zeros, or out of range (int() refuses 4,300)
+            digits = digits.lstrip("0")
+            if len(digits) > 20:
+                raise QueryError(field, text, f"out of range {low}..{high}")
+            number = -int(digits or "0") if negative else int(digits or "0")
+        else:
+            number = int(text)
+        if not low <= number <= high:
+            raise QueryError(field, text, f"out of range {low}..{high}")
+        return number
+
+    return parse
 
 
-def _int32(field: str, text: str) -> int:
-    return _integer(field, text, -(2**31), 2**31 - 1)
-
-
-def _uint32(field: str, text: str) -> int:
-    return _integer(field, text, 0, 2**32 - 1)
+_int32 = _integers(-(2**31), 2**31 - 1)
+_uint32 = _integers(0, 2**32 - 1)
+_int64_number = _integers(-(2**63), 2**63 - 1)
+_uint64_number = _integers(0, 2**64 - 1)
 
 
 def _int64(field: str, text: str) -> str:
-    return str(_integer(field, text, -(2**63), 2**63 - 1))
+    return str(_int64_number(field, text))
 
 
 def _uint64(field: str, text: str) -> str:
-    return str(_integer(field, text, 0, 2**64 - 1))
+    return str(_uint64_number(field, text))
 
 
 def _double(field: str, text: str) -> float | str:
@@ -253,18 +270,27 @@ def _timestamp(field: str, text: str) -> str:
     found = _TIMESTAMP.match(text)
     if found is None:
         raise QueryError(field, text, "not an RFC 3339 timestamp")
-    year, month, day, hour, minute, second, fraction, sign, off_h, off_m = (
-        found.groups()
-    )
+    fraction, sign, off_h, off_m = found.group(7, 8, 9, 10)
     nanos = int(fraction.ljust(9, "0")) if fraction else 0
+    # The pattern fixed the shape: the date is text[:10], HH:MM:SS text[11:19], and
+    # equal-length digit strings compare as their numbers do.
+    clock = text[11:19]
     try:
-        moment = datetime(
-            int(year), int(month), int(day), int(hour), int(minute), int(second)
-        )
+        day = date.fromisoformat(text[:10])  # the calendar's own check of the date
+        if clock[:2] > "23" or clock[3:5] > "59" or clock[6:] > "59":
+            raise ValueError("time out of range")
         if sign is None:  # already UTC: the validated digits are the answer
-            return f"{year}-{month}-{day}T{hour}:{minute}:{second}{_fraction(nanos)}Z"
-        if int(off_h) > 23 or int(off_m) > 59:
+            return f"{text[:10]}T{clock}{_fraction(nanos)}Z"
+        if off_h > "23" or off_m > "59":
             raise ValueError("offset out of range")
+        moment = datetime(
+            day.year,
+            day.month,
+            day.day,
+            int(clock[:2]),
+            int(clock[3:5]),
+            int(clock[6:]),
+        )
         offset = timedelta(hours=int(off_h), minutes=int(off_m))
         # A space is a "+" that was not escaped in the query string.
         moment = moment - offset if sign in "+ " else moment + offset
@@ -346,17 +372,56 @@ def _written(value: object) -> str:
     return value if isinstance(value, str) else repr(value)
 
 
+def _enum_value(values: Mapping[str, str], enum: str, field: str, text: str) -> str:
+    """An enum value by name, or by the number of a defined value: its name."""
+    name = values.get(text)
+    if name is not None:
+        return name
+    digits = text[1:] if text[:1] == "-" else text
+    if digits.isascii() and digits.isdigit() and len(digits) < 12:
+        name = values.get(str(int(text)))
+    if name is None:
+        raise QueryError(field, text, f"not a value of {enum}")
+    return name
+
+
+def _parser(
+    param: Param, enums: Mapping[str, Mapping[str, str]]
+) -> Callable[[str, str], Any] | None:
+    """How ``decode`` reads a parameter's text: None for a string (the text itself)."""
+    if param.codec == "string":
+        return None
+    if param.codec == "enum":
+        return partial(_enum_value, enums[param.enum], param.enum)
+    return PARSERS[param.codec]
+
+
 # A name trie: each spelling of a level (json or proto name) leads to the next level or,
 # at the last level, to the index of the parameter; the flag tells the json spelling.
 _Trie = dict[str, tuple[bool, Union[int, "_Trie"]]]
 
 
+class _Slot(NamedTuple):
+    """How ``decode`` stores one parameter: under the messages ``parents`` as ``key``,
+    named ``field`` in errors, read by ``parse`` (None for a string, which is its text).
+    """
+
+    parents: tuple[str, ...]
+    key: str
+    field: str
+    parse: Callable[[str, str], Any] | None
+    repeated: bool
+
+
 class _RpcQuery:
-    """One rpc's parameters with the trie that resolves their names and its oneofs."""
+    """One rpc's parameters with the trie that resolves their names and its oneofs,
+    and how ``decode`` stores each (``top`` by the undotted names that spell one)."""
 
-    __slots__ = ("params", "fields", "names", "oneofs")
+    __slots__ = ("params", "fields", "names", "oneofs", "slots", "top")
 
-    def __init__(self, params: Sequence[Param]) -> None:
+    def __init__(
+        self, params: Sequence[Param], enums: Mapping[str, Mapping[str, str]]
+    ) -> None:
         self.params = tuple(params)
         self.fields = tuple(".".join(param.json_path) for param in self.params)
         self.names: _Trie = {}
@@ -380,6 +445,21 @@ class _RpcQuery:
             if param.oneof:
                 oneofs.setdefault(param.oneof, []).append(index)
         self.oneofs = tuple((name, tuple(members)) for name, members in oneofs.items())
+        self.slots = tuple(
+            _Slot(
+                param.json_path[:-1],
+                param.json_path[-1],
+                field,
+                _parser(param, enums),
+                param.repeated,
+            )
+            for param, field in zip(self.params, self.fields)
+        )
+        self.top = {
+            name: self.slots[found]
+            for name, (_, found) in self.names.items()
+            if isinstance(found, int)
+        }
 
     def resolve(self, name: str) -> int | None:
         """The parameter a (decoded) query name spells, if any."""
@@ -442,7 +522,7 @@ class QueryCodecs:
         service_params: frozenset[str] = frozenset(),
         max_pairs: int = MAX_QUERY_PAIRS,
     ) -> None:
-        self._rpcs = {rpc: _RpcQuery(params) for rpc, params in rpcs.items()}
+        self._rpcs = {rpc: _RpcQuery(params, enums) for rpc, params in rpcs.items()}
         self._enums = enums
         self._body_fields = body_fields
         self._service_params = service_params
@@ -459,19 +539,7 @@ class QueryCodecs:
         codec (``int64``, ``timestamp``...); ``enum`` names the enum type for ``enum``.
         """
         if codec == "enum":
-            values = self._enums[enum]
-            name = values.get(text)
-            digits = text[1:] if text[:1] == "-" else text
-            if (
-                name is None
-                and digits.isascii()
-                and digits.isdigit()
-                and len(digits) < 12
-            ):
-                name = values.get(str(int(text)))
-            if name is None:
-                raise QueryError(field, text, f"not a value of {enum}")
-            return name
+            return _enum_value(self._enums[enum], enum, field, text)
         return PARSERS[codec](field, text)
 
     def _unknown(self, name: str, value: str, raw: bool, unknown: Unknown) -> None:
@@ -489,36 +557,36 @@ class QueryCodecs:
         max_pairs: int | None = None,
     ) -> dict[str, Any]:
         """Decode the query string of ``rpc`` into a ProtoJSON dict."""
-        table = self._rpc(rpc)
+        table = self._rpcs.get(rpc) or self._rpc(rpc)
         pairs, raw = query_pairs(
             query, self.max_pairs if max_pairs is None else max_pairs
         )
         result: dict[str, Any] = {}
-        params, fields = table.params, table.fields
-        for name, value in pairs:
-            index = table.resolve(name)
-            if index is None:
-                self._unknown(name, value, raw, unknown)
-                continue
-            param = params[index]
-            field = fields[index]
+        top = table.top
+        for name, _, value in pairs:
+            slot = top.get(name)
+            if slot is None:
+                index = table.resolve(name)  # a dotted name, or none
+                if index is None:
+                    self._unknown(name, value, raw, unknown)
+                    continue
+                slot = table.slots[index]
+            parents, key, field, parse, repeated = slot
             target = result
-            path = param.json_path
-            if len(path) > 1:
-                for part in path[:-1]:
+            if parents:
+                for part in parents:
                     child = target.get(part)
                     if child is None:
                         child = target[part] = {}
                     target = child
-            key = path[-1]
-            if param.repeated:
+            if repeated:
                 items = target.setdefault(key, [])
                 for part in value.split(","):
                     text = form_text(field, part) if raw else part
-                    items.append(self._parse(param, field, text))
+                    items.append(text if parse is None else parse(field, text))
                 continue
             text = form_text(field, value) if raw else value
-            decoded = self._parse(param, field, text)
+            decoded = text if parse is None else parse(field, text)
             if target.setdefault(key, decoded) != decoded:
                 raise QueryError(
                     field,
@@ -527,9 +595,9 @@ class QueryCodecs:
                 )
         for oneof, members in table.oneofs:
             present = [
-                ".".join(params[i].json_path)
+                table.fields[i]
                 for i in members
-                if _lookup(result, params[i].json_path) is not None
+                if _lookup(result, table.params[i].json_path) is not None
             ]
             if len(present) > 1:
                 raise QueryError(
@@ -538,14 +606,6 @@ class QueryCodecs:
                     f"oneof {oneof.partition(':')[2]} already set by {present[0]}",
                 )
         return result
-
-    def _parse(self, param: Param, field: str, text: str) -> Any:
-        codec = param.codec
-        if codec == "string":
-            return text
-        if codec == "enum":
-            return self.parse_value(codec, field, text, param.enum)
-        return PARSERS[codec](field, text)
 
     def encode(self, rpc: str, request: Mapping[str, Any]) -> list[tuple[str, str]]:
         """The query pairs for ``request`` (decoded text, json names, field order,
@@ -592,7 +652,7 @@ class QueryCodecs:
             query, self.max_pairs if max_pairs is None else max_pairs
         )
         fields = self._body_fields.get(rpc, frozenset())
-        for name, value in pairs:
+        for name, _, value in pairs:
             if name.split(".")[0] in fields:
                 raise QueryError(
                     name,

@@ -32,7 +32,6 @@ from ._paths import (
     RouteTable,
     tenant_of,
 )
-from ._query import MAX_QUERY_PAIRS, QueryInput, Unknown
 from .protocol import request_headers
 from .query import CODECS
 
@@ -1036,25 +1035,8 @@ def build(
     return TABLE.build(rpc, request, tenant=tenant)
 
 
-def transcode(
-    verb: str,
-    raw_path: str,
-    query: QueryInput = "",
-    body: object = None,
-    *,
-    unknown: Unknown = "ignore",
-    max_pairs: int = MAX_QUERY_PAIRS,
-) -> tuple[Route, dict[str, Any]]:
-    """The route of a received request and its ProtoJSON request dict, ready for
-    ``google.protobuf.json_format.ParseDict``.
-
-    ``query`` is the raw query string (or decoded pairs), ``body`` the decoded JSON body
-    or None. Path values, the query and the body are merged per the route's rule: for
-    ``body: "*"`` the body is the request and the query may name no field; for a field
-    body the body is that field; otherwise the query holds the fields. Raises
-    ``RouteNotFound`` (404/405), ``QueryError`` for a bad value or a field given twice
-    with different values, ``ValueError`` for a body the route does not take.
-    """
-    return TABLE.transcode(
-        verb, raw_path, query, body, unknown=unknown, max_pairs=max_pairs
-    )
+transcode = TABLE.transcode
+"""The route of a received request and its ProtoJSON request dict, ready for
+``google.protobuf.json_format.ParseDict``: ``RouteTable.transcode`` of ``TABLE`` itself
+(no wrapper: it runs for every request), whose docstring gives the merge rules and the
+errors it raises (``RouteNotFound``, ``QueryError``, ``ValueError``)."""

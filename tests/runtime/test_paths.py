@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -369,6 +370,13 @@ def test_root_template() -> None:
     assert rpc_of(root, "GET", "/") == "Root"
     assert rpc_of(root, "GET", "/x") == "Any"
     assert rpc_of(root, "GET", "") is None
+    # Without ``**`` (the flat index) the root is still the empty path.
+    flat = make_table([Spec("Root", "GET", "/"), Spec("One", "GET", "/{x}")])
+    assert rpc_of(flat, "GET", "/") == "Root"
+    assert rpc_of(flat, "GET", "/a") == "One"
+    assert rpc_of(flat, "GET", "//") is None
+    assert rpc_of(flat, "GET", "") is None
+    assert rpc_of(flat, "POST", "/") is None
 
 
 def test_deep_wildcard_inside_a_variable_may_be_empty() -> None:
@@ -437,6 +445,11 @@ def test_route_not_found_404_and_405(table: RouteTable) -> None:
     assert "(allowed: POST)" in str(wrong_verb.value)
     # Raised by hand it has no table: a 404.
     assert RouteNotFound("GET", "/x").status == 404
+    # The table's own, as the ASGI app takes it, looks the verbs up when asked.
+    made = table.not_found("DELETE", "/tasks/x:cancel")
+    assert isinstance(made, RouteNotFound) and type(made) is type(wrong_verb.value)
+    assert made.status == 405 and made.allowed_verbs == {"POST"}
+    assert type(made).__qualname__ == "RouteNotFound"
 
 
 # ------------------------------------------------------------------ transcode
@@ -514,6 +527,18 @@ def test_transcode_star_body(table: RouteTable) -> None:
     )
 
 
+def test_transcode_copies_the_body(table: RouteTable) -> None:
+    body = {"metadata": {"k": 1}}
+    _, request = table.transcode("POST", "/t1/tasks/x:cancel", "", body)
+    assert body == {"metadata": {"k": 1}}  # the tenant and id went into a copy
+    # Any mapping is a body; the request is a dict of its own.
+    frozen = MappingProxyType({"metadata": {"k": 1}})
+    _, request = table.transcode("POST", "/tasks/x:cancel", "", frozen)
+    assert type(request) is dict and request == {"metadata": {"k": 1}, "id": "x"}
+    _, request = table.transcode("PATCH", "/v1/shelves/s/books/b", "", frozen)
+    assert type(request["book"]) is dict
+
+
 def test_transcode_refuses_bodies(table: RouteTable) -> None:
     with pytest.raises(ValueError, match="must be a JSON object"):
         table.transcode("POST", "/message:send", "", [1])
@@ -547,13 +572,13 @@ def test_transcode_max_pairs(table: RouteTable) -> None:
 
 def test_merge_into_nested_and_non_mapping_parents() -> None:
     request: dict[str, Any] = {"book": {"title": "T"}}
-    _paths._merge(request, "book.name", "n", "n")
+    _paths._merge(request, ("book", "name"), "book.name", "n")
     assert request == {"book": {"title": "T", "name": "n"}}
     odd: dict[str, Any] = {"book": 5}
-    _paths._merge(odd, "book.name", "n", "n")
+    _paths._merge(odd, ("book", "name"), "book.name", "n")
     assert odd == {"book": {"name": "n"}}
     with pytest.raises(QueryError) as error:
-        _paths._merge({"x": {"k": 1}}, "x", "v", "v")
+        _paths._merge({"x": {"k": 1}}, ("x",), "x", "v")
     assert error.value.value == "{'k': 1}"
 
 
