@@ -262,6 +262,11 @@ class RouteNotFound(LookupError):
             self._allowed = table.allowed_verbs(self.raw_path) if table else frozenset()
         return self._allowed
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as a plain ``RouteNotFound`` that keeps its allowed verbs (the
+        class a table raises is its own)."""
+        return (_route_not_found, (self.verb, self.raw_path, self.allowed_verbs))
+
     @property
     def status(self) -> int:
         """The HTTP status to answer with: 404 or 405."""
@@ -275,6 +280,14 @@ class RouteNotFound(LookupError):
                 f"(allowed: {allowed})"
             )
         return f"{self.verb} {self.raw_path}: no route has this path"
+
+
+def _route_not_found(
+    verb: str, raw_path: str, allowed: frozenset[str]
+) -> RouteNotFound:
+    error = RouteNotFound(verb, raw_path)
+    error._allowed = allowed
+    return error
 
 
 class RouteTable:
@@ -379,9 +392,9 @@ class RouteTable:
         class _NotFound(RouteNotFound):
             # The error this table raises: one class per table, so that raising it
             # sets no attribute (as Django gives each model its own DoesNotExist).
-            __qualname__ = "RouteNotFound"
             _table = table
 
+        _NotFound.__name__ = _NotFound.__qualname__ = "RouteNotFound"
         self._not_found = _NotFound
 
     @staticmethod

@@ -9,6 +9,8 @@ regex reading of the precedence rule over random template sets and random paths.
 
 from __future__ import annotations
 
+import pickle
+
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -450,6 +452,11 @@ def test_route_not_found_404_and_405(table: RouteTable) -> None:
     assert isinstance(made, RouteNotFound) and type(made) is type(wrong_verb.value)
     assert made.status == 405 and made.allowed_verbs == {"POST"}
     assert type(made).__qualname__ == "RouteNotFound"
+    assert repr(made) == "RouteNotFound('DELETE', '/tasks/x:cancel')"
+    # Pickled (to another process), a plain RouteNotFound with its verbs.
+    again = pickle.loads(pickle.dumps(made))
+    assert type(again) is RouteNotFound and again.args == made.args
+    assert again.status == 405 and again.allowed_verbs == {"POST"}
 
 
 # ------------------------------------------------------------------ transcode
