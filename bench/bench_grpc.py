@@ -10,9 +10,9 @@ no task store, no executor), each in a process of its own on 127.0.0.1:
 * a2a-sdk 1.3.0: its ``GrpcHandler`` over bench_serving's ``TrivialSdkHandler`` (its
   abstract ``RequestHandler`` with fixed protobuf answers), registered with its own
   ``a2a_pb2_grpc.add_A2AServiceServicer_to_server``;
-* floor: method handlers written by hand (registered as protoc's servicers are) that
-  parse the request with protobuf, read ``a2a-version`` (refusing other versions) and
-  answer fixed messages: what any gRPC binding must do at least.
+* floor: generic method handlers written by hand that parse the request with protobuf,
+  read ``a2a-version`` (refusing other versions) and answer fixed messages: what any
+  gRPC binding must do at least.
 
 Two calls, with ``a2a-version: 1.0`` metadata, from one client process (a2a-sdk's
 generated stub on one channel per server): the unary ``GetTask`` and the short stream
@@ -52,7 +52,7 @@ METADATA = (("a2a-version", "1.0"),)
 
 
 def floor_handlers() -> Any:
-    """The floor: fixed protobuf answers by method name, the version read."""
+    """The floor: fixed protobuf answers behind generic handlers, the version read."""
     import grpc
     from a2a.types import a2a_pb2 as pb
 
@@ -88,18 +88,21 @@ def floor_handlers() -> Any:
         for event in events:
             yield event
 
-    return {
-        "GetTask": grpc.unary_unary_rpc_method_handler(
-            get_task,
-            request_deserializer=pb.GetTaskRequest.FromString,
-            response_serializer=pb.Task.SerializeToString,
-        ),
-        "SendStreamingMessage": grpc.unary_stream_rpc_method_handler(
-            stream,
-            request_deserializer=pb.SendMessageRequest.FromString,
-            response_serializer=pb.StreamResponse.SerializeToString,
-        ),
-    }
+    return grpc.method_handlers_generic_handler(
+        "lf.a2a.v1.A2AService",
+        {
+            "GetTask": grpc.unary_unary_rpc_method_handler(
+                get_task,
+                request_deserializer=pb.GetTaskRequest.FromString,
+                response_serializer=pb.Task.SerializeToString,
+            ),
+            "SendStreamingMessage": grpc.unary_stream_rpc_method_handler(
+                stream,
+                request_deserializer=pb.SendMessageRequest.FromString,
+                response_serializer=pb.StreamResponse.SerializeToString,
+            ),
+        },
+    )
 
 
 async def serve(kind: str) -> None:
@@ -121,12 +124,7 @@ async def serve(kind: str) -> None:
             GrpcHandler(trivial_sdk_handler()), server
         )
     else:
-        # registered as protoc's servicers register themselves (and the binding)
-        handlers = floor_handlers()
-        server.add_generic_rpc_handlers(
-            (grpc.method_handlers_generic_handler("lf.a2a.v1.A2AService", handlers),)
-        )
-        server.add_registered_method_handlers("lf.a2a.v1.A2AService", handlers)
+        server.add_generic_rpc_handlers((floor_handlers(),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     print(port, flush=True)
@@ -230,7 +228,7 @@ def main() -> None:
     rows = [
         ("generated", "generated grpc_binding.add_to_server"),
         ("sdk", "a2a-sdk 1.3.0 GrpcHandler"),
-        ("floor", "floor: hand-written handlers, fixed answers"),
+        ("floor", "floor: hand-written generic handlers, fixed answers"),
     ]
     print("  us per call: median over rounds (min-max)")
     for label in dict.fromkeys(label for label, _ in samples):

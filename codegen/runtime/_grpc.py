@@ -484,11 +484,6 @@ class GrpcBinding:
             server.add_generic_rpc_handlers(
                 (grpc.method_handlers_generic_handler(name, handlers),)
             )
-            # As protoc's servicers register themselves (grpcio >= 1.63): the core
-            # then matches the method itself, before any generic handler is asked.
-            register = getattr(server, "add_registered_method_handlers", None)
-            if register is not None:
-                register(name, handlers)
 
     # -------------------------------------------------------------------- calls
 

@@ -818,40 +818,6 @@ def test_registration_checks_the_handler_the_module_and_the_options() -> None:
         )
 
 
-def test_methods_are_registered_generically_and_where_grpcio_can_by_name() -> None:
-    """A server with ``add_registered_method_handlers`` (grpcio >= 1.63) gets the
-    methods by name as well; an older one the generic handler only."""
-
-    class Older:
-        def __init__(self) -> None:
-            self.generic: list[Any] = []
-
-        def add_generic_rpc_handlers(self, handlers: Any) -> None:
-            self.generic.extend(handlers)
-
-    class Newer(Older):
-        def __init__(self) -> None:
-            super().__init__()
-            self.registered: dict[str, Any] = {}
-
-        def add_registered_method_handlers(self, name: str, handlers: Any) -> None:
-            self.registered[name] = handlers
-
-    binding = GrpcBinding(
-        Handler(),
-        services=SERVICES,
-        pb2_module="a2a.types.a2a_pb2",
-        tenant_field="tenant",
-        supported_versions=("1.0",),
-    )
-    older, newer = Older(), Newer()
-    binding.add_to(older)  # type: ignore[arg-type]
-    binding.add_to(newer)  # type: ignore[arg-type]
-    assert len(older.generic) == len(newer.generic) == 1
-    assert set(newer.registered) == {SERVICE}
-    assert set(newer.registered[SERVICE]) == {m.rpc for m in SERVICES[0].methods}
-
-
 def test_an_unknown_method_is_unimplemented() -> None:
     async def scenario() -> grpc.aio.AioRpcError:
         async with serving(Handler()) as channel:
