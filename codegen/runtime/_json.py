@@ -155,9 +155,7 @@ def decode(
     # The scanner called directly: the library's ``decode`` matches a whitespace
     # pattern at both ends of every document, which costs as much as scanning a
     # small one. The same value and the same errors.
-    start = (
-        0 if payload[:1] not in _SPACE else len(payload) - len(payload.lstrip(_SPACE))
-    )
+    start = len(payload) - len(payload.lstrip(_SPACE))
     try:
         value, end = scan(payload, start)
         if end != len(payload):

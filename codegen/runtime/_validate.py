@@ -498,13 +498,7 @@ class _Field:
 class _Message:
     """One message's fields, by json name and by proto name."""
 
-    __slots__ = (
-        "fields",
-        "proto_fields",
-        "required",
-        "kept",
-        "oneof_required",
-    )
+    __slots__ = ("fields", "proto_fields", "required", "kept", "oneof_required")
 
     def __init__(self, schema: Schema, rules: Sequence[FieldRule]) -> None:
         compiled = [_Field(schema, rule) for rule in rules]

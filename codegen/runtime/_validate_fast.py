@@ -189,9 +189,11 @@ def compile_message(
     ]
     for i, plan in enumerate(plans):
         bound[f"k{i}"] = plan.json_name
-        bound[f"c{i}"] = plan.check
-        bound[f"n{i}"] = plan.names
         shape = plan.shape
+        if plan.check is not None:
+            bound[f"c{i}"] = plan.check
+        if shape == "enum":
+            bound[f"n{i}"] = plan.names
         if shape in ("message", "messages"):
             bound[f"t{i}"] = target(plan.target)
         elif shape in _JSON:

@@ -191,7 +191,7 @@ class MessageBuilder:
     def _arguments(self, type_name: str, value: object, depth: int) -> dict[str, Any]:
         if type(value) is not dict or depth > _MAX_DEPTH:
             raise _Unsure
-        rules = self._fields.get(type_name) or self._rules(type_name)
+        rules = self._rules(type_name)
         arguments: dict[str, Any] = {}
         oneofs: set[str] | None = None
         for key, item in value.items():
@@ -327,12 +327,12 @@ class MessageReader:
                         continue
                     if target.full_name.startswith(_OWN_FORM):
                         how = _PRINTED
-                names: Mapping[int, str] = {}
-                if how == _ENUM and field.enum_type.full_name.startswith(_OWN_FORM):
-                    continue  # NullValue: printed as null
+                names: dict[int, str] = {}
                 if how == _ENUM:
-                    names = {}
-                    for value in field.enum_type.values:
+                    enum = field.enum_type
+                    if enum.full_name.startswith(_OWN_FORM):
+                        continue  # NullValue: printed as null
+                    for value in enum.values:
                         names.setdefault(value.number, value.name)  # an alias: first
                 plan[field.number] = _Field(
                     field.json_name, how, is_repeated(field), names
