@@ -19,9 +19,14 @@ generated stub on one channel per server): the unary ``GetTask`` and the short s
 ``SendStreamingMessage`` (two events, read to the end). Calls go one at a time, in
 interleaved rounds (in each round, each server takes each call for a batch of about
 0.2 s, in an order that changes from round to round), so a drift of the machine's speed
-hits all of them alike. The table gives the median over the rounds of microseconds per
-call, with min-max, and sdk/generated (goal: >= 1, at least as fast) and
-generated/floor. The client's own cost is in every row alike.
+hits all of them alike. Where the machine has two CPUs or more, the client is pinned to
+one and the servers to another: a server sharing the client's CPU by the scheduler's
+choice, for a whole run, is slower by as much as the differences measured. The table
+gives, per call, the median over the rounds (with min-max) of the wall time at the
+client and of the CPU time the server process used (user and system, all its threads,
+read from the server between batches: the binding's own cost, without the client's),
+and sdk/generated (goal: >= 1, at least as fast) and generated/floor of each. The
+client's own cost is in every wall row alike.
 
 Numbers are printed, never asserted. About half a minute:
 
@@ -31,6 +36,8 @@ Numbers are printed, never asserted. About half a minute:
 from __future__ import annotations
 
 import asyncio
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -128,32 +135,60 @@ async def serve(kind: str) -> None:
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     print(port, flush=True)
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    loop = asyncio.get_running_loop()
+    while await loop.run_in_executor(None, sys.stdin.readline):  # "cpu": the time used
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        print(usage.ru_utime + usage.ru_stime, flush=True)
     await server.stop(None)
 
 
 # --- the client -------------------------------------------------------------------------
 
 
-def start(kind: str) -> tuple[subprocess.Popen[str], int]:
+def cpus() -> tuple[set[int], set[int]] | None:
+    """The CPU of the client and the CPU of the servers, where there are two to pin
+    them to (Linux); None otherwise."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    allowed = sorted(os.sched_getaffinity(0))
+    return ({allowed[0]}, {allowed[1]}) if len(allowed) >= 2 else None
+
+
+def start(kind: str, server_cpu: set[int] | None) -> tuple[subprocess.Popen[str], int]:
+    pin = None if server_cpu is None else (lambda: os.sched_setaffinity(0, server_cpu))
     process = subprocess.Popen(
         [sys.executable, __file__, "--serve", kind],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
+        preexec_fn=pin,
     )
     assert process.stdout is not None
     return process, int(process.stdout.readline())
 
 
-async def measure(ports: dict[str, int]) -> dict[tuple[str, str], list[float]]:
+def cpu_seconds(process: subprocess.Popen[str]) -> float:
+    """The CPU time (user and system, all threads) ``process`` has used so far."""
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("cpu\n")
+    process.stdin.flush()
+    return float(process.stdout.readline())
+
+
+Samples = dict[tuple[str, str], list[float]]
+
+
+async def measure(
+    servers: dict[str, tuple[subprocess.Popen[str], int]],
+) -> tuple[Samples, Samples]:
+    """Per round, for each call and server: wall and server CPU microseconds per call."""
     import grpc.aio
     from a2a.types import a2a_pb2 as pb
     from a2a.types import a2a_pb2_grpc
 
     channels = {
         kind: grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        for kind, port in ports.items()
+        for kind, (_, port) in servers.items()
     }
     stubs = {kind: a2a_pb2_grpc.A2AServiceStub(ch) for kind, ch in channels.items()}
     get = pb.GetTaskRequest(id="task-123")
@@ -192,28 +227,35 @@ async def measure(ports: dict[str, int]) -> dict[tuple[str, str], list[float]]:
                 await call()
                 n += 1
             counts[label, kind] = n
-    samples: dict[tuple[str, str], list[float]] = {key: [] for key in counts}
+    wall: Samples = {key: [] for key in counts}
+    cpu: Samples = {key: [] for key in counts}
     order = list(SERVERS)
     for round_number in range(ROUNDS):
         shift = round_number % len(order)
         for label, make in calls.items():
             for kind in order[shift:] + order[:shift]:
                 call, n = make(stubs[kind]), counts[label, kind]
+                process = servers[kind][0]
+                used = cpu_seconds(process)
                 begin = time.perf_counter()
                 for _ in range(n):
                     await call()
-                samples[label, kind].append((time.perf_counter() - begin) / n * 1e6)
+                wall[label, kind].append((time.perf_counter() - begin) / n * 1e6)
+                cpu[label, kind].append((cpu_seconds(process) - used) / n * 1e6)
     for channel in channels.values():
         await channel.close()
-    return samples
+    return wall, cpu
 
 
 def main() -> None:
     import importlib.metadata
 
-    started = {kind: start(kind) for kind in SERVERS}
+    pinned = cpus()
+    if pinned is not None:
+        os.sched_setaffinity(0, pinned[0])
+    started = {kind: start(kind, pinned and pinned[1]) for kind in SERVERS}
     try:
-        samples = asyncio.run(measure({k: port for k, (_, port) in started.items()}))
+        wall, cpu = asyncio.run(measure(started))
     finally:
         for process, _ in started.values():
             assert process.stdin is not None
@@ -223,26 +265,40 @@ def main() -> None:
         f"\nThe gRPC binding alone, over loopback: each server in its own process over a "
         f"trivial handler, one call at a time, {ROUNDS} interleaved rounds of "
         f"~{BATCH_SECONDS} s batches (grpcio {importlib.metadata.version('grpcio')}, "
-        f"a2a-sdk {importlib.metadata.version('a2a-sdk')})"
+        f"a2a-sdk {importlib.metadata.version('a2a-sdk')}); "
+        + (
+            f"the client on CPU {min(pinned[0])}, the servers on CPU {min(pinned[1])}"
+            if pinned
+            else "processes not pinned"
+        )
     )
     rows = [
         ("generated", "generated grpc_binding.add_to_server"),
         ("sdk", "a2a-sdk 1.3.0 GrpcHandler"),
         ("floor", "floor: hand-written generic handlers, fixed answers"),
     ]
-    print("  us per call: median over rounds (min-max)")
-    for label in dict.fromkeys(label for label, _ in samples):
-        print(f"  {label}")
-        medians = {}
+    print(
+        "  us per call, median over rounds (min-max): wall time at the client, and the"
+        " server process's CPU time"
+    )
+    for label in dict.fromkeys(label for label, _ in wall):
+        print(f"  {label}{'wall':>{66 - len(label)}}{'server CPU':>26}")
+        medians: dict[str, float] = {}
+        spent: dict[str, float] = {}
         for kind, text in rows:
-            values = samples[label, kind]
+            values, used = wall[label, kind], cpu[label, kind]
             medians[kind] = statistics.median(values)
+            spent[kind] = statistics.median(used)
             print(
-                f"    {text:<56} {medians[kind]:8.1f} ({min(values):.1f}-{max(values):.1f})"
+                f"    {text:<52} {medians[kind]:7.1f} ({min(values):5.1f}-"
+                f"{max(values):5.1f}) {spent[kind]:7.1f} ({min(used):5.1f}-"
+                f"{max(used):5.1f})"
             )
         print(
-            f"    sdk/generated = {medians['sdk'] / medians['generated']:4.2f}x (goal >= 1);"
-            f" generated/floor = {medians['generated'] / medians['floor']:4.2f}x"
+            f"    sdk/generated = {medians['sdk'] / medians['generated']:4.2f}x wall"
+            f" (goal >= 1), {spent['sdk'] / spent['generated']:4.2f}x server CPU;"
+            f" generated/floor = {medians['generated'] / medians['floor']:4.2f}x wall,"
+            f" {spent['generated'] / spent['floor']:4.2f}x server CPU"
         )
 
 

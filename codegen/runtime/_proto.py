@@ -21,14 +21,19 @@ builds, and fails where it fails: whatever the fast path does not know to be exa
 ``ListValue``, ``Any``, wrappers, maps with non-string keys, floats beyond a
 32-bit float, two members of a oneof, nulls in lists, unknown fields) goes to
 ``ParseDict`` for the whole message instead.
+
+Both work through a function per message type, compiled on first use as the
+validator's plain case is (``_validate_fast.compiled``): a chain of comparisons on the
+key (the number, for the reader) with the field's conversion inline, instead of a walk
+that looks each field's rule up and branches on its kind.
 """
 
 from __future__ import annotations
 
 import base64
 import math
-from collections.abc import Mapping
-from typing import Any, NamedTuple, cast
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 from google.protobuf import duration_pb2, field_mask_pb2, json_format, struct_pb2
 from google.protobuf import timestamp_pb2
@@ -36,6 +41,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from ._validate import FieldRule, Schema
+from ._validate_fast import Target, compiled
 
 __all__ = ["MessageBuilder", "MessageReader", "is_repeated"]
 
@@ -140,14 +146,57 @@ def _json_value(value: object) -> struct_pb2.Value:
     return struct_pb2.Value(number_value=value)
 
 
+# --- the compiled functions ---------------------------------------------------------
+#
+# Each message type gets a function compiled on first use (as the validator's plain
+# case is, see ``_validate_fast``), built from fixed snippets and numbered local names
+# only: json names, proto names, enum names and converters arrive as values bound to
+# those locals, so nothing from a proto reaches the source text.
+
+_BUILD_STORE: dict[str, list[str]] = {
+    "string": [
+        "if type(item) is not str:",
+        "    raise Unsure",
+        "out[p{i}] = item",
+    ],
+    "enum": [
+        "if type(item) is not str or item not in n{i}:",
+        "    raise Unsure",
+        "out[p{i}] = item",
+    ],
+    "bool": [
+        "if item is not True and item is not False:",
+        "    raise Unsure",
+        "out[p{i}] = item",
+    ],
+    "message": ["out[p{i}] = t{i}.check(item, depth + 1)"],
+    "messages": [
+        "if type(item) is not list:",
+        "    raise Unsure",
+        "out[p{i}] = [t{i}.check(element, depth + 1) for element in item]",
+    ],
+    "values": [
+        "if type(item) is not list:",
+        "    raise Unsure",
+        "out[p{i}] = [c{i}(element, depth) for element in item]",
+    ],
+    "map": [
+        "if type(item) is not dict:",
+        "    raise Unsure",
+        "out[p{i}] = {{name: c{i}(entry, depth) for name, entry in item.items()}}",
+    ],
+    "value": ["out[p{i}] = c{i}(item, depth)"],
+    "unsure": ["raise Unsure"],
+}
+
+
 class MessageBuilder:
     """Builds messages from ProtoJSON dicts with ``schema`` (the package's validation
     tables) saying each field's proto name and kind."""
 
     def __init__(self, schema: Schema) -> None:
         self.schema = schema
-        self._fields: dict[str, dict[str, FieldRule]] = {}
-        self._enums: dict[str, frozenset[str]] = {}
+        self._targets: dict[str, Target] = {}
 
     def build(
         self, message_class: type[Message], type_name: str, value: Mapping[str, Any]
@@ -155,8 +204,9 @@ class MessageBuilder:
         """The message of ``message_class`` (of proto type ``type_name``) that
         ``json_format.ParseDict(value, message_class())`` gives; its ``ParseError``
         where it fails."""
+        target = self._targets.get(type_name) or self._target(type_name)
         try:
-            arguments = self._arguments(type_name, value, 1)
+            arguments = target.check(value, 1)
         except _Unsure:
             arguments = None
         if arguments is not None:
@@ -168,87 +218,122 @@ class MessageBuilder:
         json_format.ParseDict(value if type(value) is dict else dict(value), message)
         return message
 
-    def _rules(self, type_name: str) -> dict[str, FieldRule]:
-        found = self._fields.get(type_name)
+    def _target(self, type_name: str) -> Target:
+        found = self._targets.get(type_name)
         if found is None:
-            found = self._fields[type_name] = {
-                rule.json_name: rule for rule in self.schema.fields(type_name)
-            }
+            found = self._targets[type_name] = Target(lambda: self._compile(type_name))
         return found
 
-    def _names(self, type_name: str) -> frozenset[str]:
-        found = self._enums.get(type_name)
-        if found is None:
-            found = self._enums[type_name] = frozenset(
-                name for name, _ in self.schema.enum_values(type_name)
-            )
-        return found
-
-    def _arguments(self, type_name: str, value: object, depth: int) -> dict[str, Any]:
-        if type(value) is not dict or depth > _MAX_DEPTH:
-            raise _Unsure
-        rules = self._rules(type_name)
-        arguments: dict[str, Any] = {}
-        oneofs: set[str] | None = None
-        for key, item in value.items():
-            rule = rules.get(key)
-            if rule is None:
-                raise _Unsure  # a proto name, or no field: ParseDict says which
-            if item is None:
-                if rule.repeated or rule.kind in ("value", "null_value"):
-                    raise _Unsure
-                continue  # null: the field is absent
+    def _compile(self, type_name: str) -> Callable[[Any, int], dict[str, Any]]:
+        """The constructor's arguments from a ``type_name`` dict at nesting ``depth``,
+        or ``_Unsure``: the keys json names, each value of its field's kind."""
+        rules = self.schema.fields(type_name)
+        flags: dict[str, str] = {}  # a local per oneof: a member was given
+        for rule in rules:
             if rule.oneof:
-                if oneofs is None:
-                    oneofs = {rule.oneof}
-                elif rule.oneof in oneofs:
-                    raise _Unsure  # ParseDict refuses the second member
-                else:
-                    oneofs.add(rule.oneof)
-            if rule.map_key:
-                if rule.map_key != "string" or type(item) is not dict:
-                    raise _Unsure
-                arguments[rule.proto_name] = {
-                    name: self._value(rule, entry, depth)
-                    for name, entry in item.items()
-                }
-            elif rule.repeated:
-                if type(item) is not list:
-                    raise _Unsure
-                arguments[rule.proto_name] = [
-                    self._value(rule, entry, depth) for entry in item
-                ]
-            elif rule.kind == "string" and type(item) is str:
-                arguments[rule.proto_name] = item  # the common cases, without a call
-            elif rule.kind == "message":
-                arguments[rule.proto_name] = self._arguments(
-                    rule.type_name, item, depth + 1
+                flags.setdefault(rule.oneof, f"o{len(flags)}")
+        absent = frozenset(  # fields whose null is their absence
+            rule.json_name
+            for rule in rules
+            if not rule.repeated and rule.kind not in ("value", "null_value")
+        )
+        bound: dict[str, Any] = {"Unsure": _Unsure, "absent": absent}
+        body = [
+            "def run(value, depth):",
+            "    if type(value) is not dict or depth > MAX_DEPTH:",
+            "        raise Unsure",
+            "    out = {}",
+            *(f"    {flag} = False" for flag in flags.values()),
+            "    for key, item in value.items():",
+            "        if item is None:",
+            "            if key in absent:",
+            "                continue",
+            "            raise Unsure",
+        ]
+        for i, rule in enumerate(rules):
+            bound[f"k{i}"] = rule.json_name
+            bound[f"p{i}"] = rule.proto_name
+            shape = self._shape(rule)
+            if shape in ("message", "messages"):
+                bound[f"t{i}"] = self._target(rule.type_name)
+            elif shape in ("values", "map", "value"):
+                bound[f"c{i}"] = self._converter(rule)
+            elif shape == "enum":
+                bound[f"n{i}"] = frozenset(
+                    name for name, _ in self.schema.enum_values(rule.type_name)
                 )
-            else:
-                arguments[rule.proto_name] = self._value(rule, item, depth)
-        return arguments
+            body.append(f"        {'if' if i == 0 else 'elif'} key == k{i}:")
+            if rule.oneof:
+                flag = flags[rule.oneof]
+                body += [
+                    f"            if {flag}:",
+                    "                raise Unsure",  # ParseDict refuses the second
+                    f"            {flag} = True",
+                ]
+            body += ["            " + line.format(i=i) for line in _BUILD_STORE[shape]]
+        if rules:  # a proto name, or no field: ParseDict says which
+            body += ["        else:", "            raise Unsure"]
+        else:
+            body.append("        raise Unsure")
+        body.append("    return out")
+        bound["MAX_DEPTH"] = _MAX_DEPTH
+        built: Callable[[Any, int], dict[str, Any]] = compiled(
+            "<building of one message type>", body, bound
+        )
+        return built
 
-    def _value(self, rule: FieldRule, value: object, depth: int) -> Any:
-        """One value of a field (an element of a repeated or map one) of a message at
-        nesting ``depth``."""
+    @staticmethod
+    def _shape(rule: FieldRule) -> str:
+        """Which snippet takes ``rule``'s field."""
+        if rule.map_key:
+            return "map" if rule.map_key == "string" else "unsure"
+        if rule.repeated:
+            return "messages" if rule.kind == "message" else "values"
+        if rule.kind in ("string", "enum", "bool", "message"):
+            return rule.kind
+        return "value"
+
+    def _converter(self, rule: FieldRule) -> Callable[[object, int], Any]:
+        """One value of ``rule``'s field (an element of a repeated or map one) of a
+        message at nesting ``depth``, or ``_Unsure``."""
         kind = rule.kind
         if kind == "message":
-            return self._arguments(rule.type_name, value, depth + 1)
+            target = self._target(rule.type_name)
+            return lambda value, depth: target.check(value, depth + 1)
         if kind == "enum":
-            if type(value) is str and value in self._names(rule.type_name):
-                return value
-            raise _Unsure
+            names = frozenset(
+                name for name, _ in self.schema.enum_values(rule.type_name)
+            )
+
+            def enum(value: object, depth: int) -> Any:
+                if type(value) is str and value in names:
+                    return value
+                raise _Unsure
+
+            return enum
         if kind == "struct":
-            if type(value) is dict and _plain_json(value, depth + 1):
-                return value
-            raise _Unsure
+
+            def struct(value: object, depth: int) -> Any:
+                if type(value) is dict and _plain_json(value, depth + 1):
+                    return value
+                raise _Unsure
+
+            return struct
         if kind == "value":
-            if _plain_json(value, depth + 1):
-                return _json_value(value)
-            raise _Unsure
-        if value is None:
-            raise _Unsure
-        return _scalar(kind, value)
+
+            def json_value(value: object, depth: int) -> Any:
+                if _plain_json(value, depth + 1):
+                    return _json_value(value)
+                raise _Unsure
+
+            return json_value
+
+        def scalar(value: object, depth: int) -> Any:
+            if value is None:
+                raise _Unsure
+            return _scalar(kind, value)
+
+        return scalar
 
 
 # --- messages as ProtoJSON dicts ---------------------------------------------------
@@ -285,92 +370,114 @@ _HOW: dict[int, int] = {
 _OWN_FORM = "google.protobuf."
 
 
-class _Field(NamedTuple):
-    json_name: str
-    how: int
-    repeated: bool
-    # an enum's value names by number
-    names: Mapping[int, str]
+_READ_STORE: dict[tuple[int, bool], list[str]] = {
+    (_AS_IS, False): ["out[k{i}] = value"],
+    (_AS_IS, True): ["out[k{i}] = list(value)"],
+    (_TEXT, False): ["out[k{i}] = str(value)"],
+    (_TEXT, True): ["out[k{i}] = [str(item) for item in value]"],
+    (_MESSAGE, False): ["out[k{i}] = t{i}.check(value)"],
+    (_MESSAGE, True): ["out[k{i}] = [t{i}.check(item) for item in value]"],
+    (_PRINTED, False): ["out[k{i}] = printed(value)"],
+    (_PRINTED, True): ["out[k{i}] = [printed(item) for item in value]"],
+    (_ENUM, False): [
+        "if value not in n{i}:",
+        "    return printed(message)",  # a number no value has
+        "out[k{i}] = n{i}[value]",
+    ],
+    (_ENUM, True): [
+        "for item in value:",
+        "    if item not in n{i}:",
+        "        return printed(message)",
+        "out[k{i}] = [n{i}[item] for item in value]",
+    ],
+    (_BYTES, False): ["out[k{i}] = b64encode(value).decode()"],
+    (_BYTES, True): ["out[k{i}] = [b64encode(item).decode() for item in value]"],
+    (_DOUBLE, False): [
+        "if not isfinite(value):",
+        "    return printed(message)",  # NaN and the infinities are text
+        "out[k{i}] = value",
+    ],
+    (_DOUBLE, True): [
+        "for item in value:",
+        "    if not isfinite(item):",
+        "        return printed(message)",
+        "out[k{i}] = list(value)",
+    ],
+}
 
 
 class MessageReader:
     """Reads messages into the ProtoJSON dicts ``json_format.MessageToDict`` gives
     (json names, enums by name, 64-bit integers as decimal strings, defaults left
-    out), with the fields of each message type planned once."""
+    out), with a function compiled once per message type."""
 
     def __init__(self) -> None:
-        self._plans: dict[type, dict[int, _Field] | None] = {}
+        self._targets: dict[str, Target] = {}
 
     def read(self, message: Message) -> dict[str, Any]:
         """``json_format.MessageToDict(message)``."""
-        found: dict[str, Any] = self._message(message)
+        found: dict[str, Any] = self._target(message.DESCRIPTOR).check(message)
         return found
 
-    def _plan(self, message_class: type, descriptor: Any) -> dict[int, _Field] | None:
-        """The plain fields of a message class by number (an extension's number is
-        no field's); None for a type whose JSON form is its own."""
+    def _target(self, descriptor: Any) -> Target:
         name = descriptor.full_name
-        plan: dict[int, _Field] | None = None
-        if not name.startswith(_OWN_FORM):
-            plan = {}
-            for field in descriptor.fields:
-                how = _HOW.get(field.type)
-                if how is None:
-                    continue  # a float, a group: printed by MessageToDict
-                if how == _MESSAGE:
-                    target = field.message_type
-                    if target.GetOptions().map_entry:
-                        continue
-                    if target.full_name.startswith(_OWN_FORM):
-                        how = _PRINTED
-                names: dict[int, str] = {}
-                if how == _ENUM:
-                    enum = field.enum_type
-                    if enum.full_name.startswith(_OWN_FORM):
-                        continue  # NullValue: printed as null
-                    for value in enum.values:
-                        names.setdefault(value.number, value.name)  # an alias: first
-                plan[field.number] = _Field(
-                    field.json_name, how, is_repeated(field), names
-                )
-        self._plans[message_class] = plan
-        return plan
+        found = self._targets.get(name)
+        if found is None:
+            found = self._targets[name] = Target(lambda: self._compile(descriptor))
+        return found
 
-    def _message(self, message: Message) -> Any:
-        kind = type(message)
-        plan = (
-            self._plans[kind]
-            if kind in self._plans
-            else self._plan(kind, message.DESCRIPTOR)
-        )
-        if plan is None:
-            return json_format.MessageToDict(message)
-        out: dict[str, Any] = {}
-        for descriptor, value in message.ListFields():
-            field = plan.get(descriptor.number)
-            if field is None:
-                return json_format.MessageToDict(message)
-            how = field.how
-            if how == _AS_IS:
-                out[field.json_name] = list(value) if field.repeated else value
-                continue
-            values = value if field.repeated else (value,)
-            if how == _TEXT:
-                printed: list[Any] = [str(item) for item in values]
+    def _compile(self, descriptor: Any) -> Callable[[Message], Any]:
+        """The dict of a ``descriptor`` message, from its set fields (``ListFields``)
+        by number; ``MessageToDict``'s for a type whose JSON form is its own or a
+        field the function does not plan (a float, a map, a group, an extension)."""
+        if descriptor.full_name.startswith(_OWN_FORM):
+            printed: Callable[[Message], Any] = json_format.MessageToDict
+            return printed
+        bound: dict[str, Any] = {
+            "printed": json_format.MessageToDict,
+            "b64encode": base64.b64encode,
+            "isfinite": math.isfinite,
+        }
+        body = [
+            "def run(message):",
+            "    out = {}",
+            "    for field, value in message.ListFields():",
+            "        number = field.number",
+        ]
+        planned = 0
+        for field in descriptor.fields:
+            how = _HOW.get(field.type)
+            if how is None:
+                continue  # a float, a group: printed by MessageToDict
+            if how == _MESSAGE:
+                target = field.message_type
+                if target.GetOptions().map_entry:
+                    continue
+                if target.full_name.startswith(_OWN_FORM):
+                    how = _PRINTED
+            i = planned
+            if how == _ENUM:
+                enum = field.enum_type
+                if enum.full_name.startswith(_OWN_FORM):
+                    continue  # NullValue: printed as null
+                names: dict[int, str] = {}
+                for value in enum.values:
+                    names.setdefault(value.number, value.name)  # an alias: the first
+                bound[f"n{i}"] = names
             elif how == _MESSAGE:
-                printed = [self._message(item) for item in values]
-            elif how == _PRINTED:
-                printed = [json_format.MessageToDict(item) for item in values]
-            elif how == _ENUM:
-                names = field.names
-                if not all(item in names for item in values):
-                    return json_format.MessageToDict(message)  # an unknown number
-                printed = [names[item] for item in values]
-            elif how == _BYTES:
-                printed = [base64.b64encode(item).decode("utf-8") for item in values]
-            else:  # a double: NaN and the infinities are text
-                if not all(math.isfinite(item) for item in values):
-                    return json_format.MessageToDict(message)
-                printed = list(values)
-            out[field.json_name] = printed if field.repeated else printed[0]
-        return out
+                bound[f"t{i}"] = self._target(field.message_type)
+            bound[f"f{i}"] = field.number
+            bound[f"k{i}"] = field.json_name
+            body.append(f"        {'if' if i == 0 else 'elif'} number == f{i}:")
+            store = _READ_STORE[how, is_repeated(field)]
+            body += ["            " + line.format(i=i) for line in store]
+            planned += 1
+        if planned:  # an extension's number is no field's
+            body += ["        else:", "            return printed(message)"]
+        else:
+            body.append("        return printed(message)")
+        body.append("    return out")
+        reading: Callable[[Message], Any] = compiled(
+            "<reading of one message type>", body, bound
+        )
+        return reading

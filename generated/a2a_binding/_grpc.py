@@ -72,6 +72,7 @@ import importlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from collections.abc import Sequence
+from types import AsyncGeneratorType
 from typing import Any, NamedTuple, NoReturn, TypeAlias
 
 import grpc
@@ -84,7 +85,7 @@ from ._cancellation import DeadlineExceeded
 from ._errors import DOMAIN, ERROR_INFO_TYPE, A2AError
 from ._failure import BAD_REQUEST_TYPE, Failure, InvalidArgument, Unauthenticated
 from ._failure import Failures
-from ._params import NO_PARAMS, VersionPolicy, read_service_params
+from ._params import NO_PARAMS, ServiceParams, VersionPolicy, read_service_params
 from ._proto import MessageBuilder, MessageReader, is_repeated
 from ._request import CallContext
 from ._status import RpcError
@@ -399,12 +400,28 @@ def _message_classes(
     return classes
 
 
-def _metadata(context: Context) -> tuple[tuple[str, str], ...]:
-    """The invocation metadata as ``(name, value)``; ``-bin`` values as ISO-8859-1."""
-    return tuple(
-        (key, value if isinstance(value, str) else bytes(value).decode("latin-1"))
-        for key, value in context.invocation_metadata() or ()
-    )
+def _metadata(
+    context: Context,
+) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...], tuple[str, ...]]:
+    """The invocation metadata as ``(name, value)`` (``-bin`` values as ISO-8859-1),
+    and the values of ``a2a-version`` and of ``a2a-extensions``, in one pass."""
+    headers: list[tuple[str, str]] = []
+    versions: list[str] = []
+    extensions: list[str] = []
+    for key, value in context.invocation_metadata() or ():
+        if not isinstance(value, str):
+            headers.append((key, bytes(value).decode("latin-1")))
+            continue
+        if key == VERSION_KEY:
+            versions.append(value)
+        elif key == EXTENSIONS_KEY:
+            extensions.append(value)
+        headers.append((key, value))
+    return tuple(headers), tuple(versions), tuple(extensions)
+
+
+_SEEN_PARAMS = 64
+"""How many distinct (version, extensions) metadata a binding keeps checked."""
 
 
 class InvalidResponse(Exception):
@@ -448,6 +465,7 @@ class GrpcBinding:
             raise TypeError(f"the handler lacks the methods {', '.join(missing)}")
         self.handler = handler
         self._versions = VersionPolicy.of(supported_versions)
+        self._seen: dict[tuple[tuple[str, ...], tuple[str, ...]], ServiceParams] = {}
         self.supported_versions = self._versions.names if self._versions else ()
         if check_responses and schema is None:
             raise ValueError("check_responses needs the schema to check them with")
@@ -498,18 +516,13 @@ class GrpcBinding:
         checked first, since it sets what the request means. A call with a deadline
         has it in the headers as ``grpc-timeout`` (the time left), for a ``Backend``
         behind the handler to pass on."""
-        headers = _metadata(context)
+        headers, versions, extensions = _metadata(context)
         remaining = context.time_remaining()
         if remaining is not None:
             headers = (*headers, (TIMEOUT_KEY, format_timeout(remaining)))
         params = NO_PARAMS
         if self._versions is not None:
-            params = self._versions.check(
-                read_service_params(
-                    [value for key, value in headers if key == VERSION_KEY],
-                    [value for key, value in headers if key == EXTENSIONS_KEY],
-                )
-            )
+            params = self._params(versions, extensions)
         request_type = rpc.method.request_type
         try:
             request = self._reader.read(rpc.request_class.FromString(raw))
@@ -524,12 +537,28 @@ class GrpcBinding:
         )
         return request, context_of_call
 
+    def _params(
+        self, versions: tuple[str, ...], extensions: tuple[str, ...]
+    ) -> ServiceParams:
+        """The checked service parameters of a call whose metadata holds
+        ``versions`` and ``extensions``; those of the last few accepted kept, since
+        a client's calls carry the same."""
+        key = (versions, extensions)
+        found = self._seen.get(key)
+        if found is None:
+            assert self._versions is not None
+            found = self._versions.check(read_service_params(versions, extensions))
+            if len(self._seen) >= _SEEN_PARAMS:
+                self._seen.clear()
+            self._seen[key] = found
+        return found
+
     def _encode(self, rpc: _Rpc, answer: object, what: str) -> bytes:
         """A handler's answer (or event) as the response message's bytes; a value
         that is no such message is the handler's bug."""
         if answer is None:
             answer = {}  # google.protobuf.Empty
-        if not isinstance(answer, Mapping):
+        if type(answer) is not dict and not isinstance(answer, Mapping):
             raise TypeError(
                 f"{rpc.method.rpc}: the handler {what} {type(answer).__name__},"
                 " not a dict"
@@ -571,19 +600,21 @@ class GrpcBinding:
             try:
                 request, call_context = self._request(rpc, raw, context)
                 events = rpc.call(request, call_context)
-                if isinstance(events, Awaitable):  # ``async def`` returning one
-                    events = await events
-                if not isinstance(events, AsyncIterator):
-                    raise TypeError(
-                        f"{rpc.method.rpc}: the handler returned"
-                        f" {type(events).__name__}, not an async iterator"
-                    )
+                if type(events) is not AsyncGeneratorType:  # the usual case, at once
+                    if isinstance(events, Awaitable):  # ``async def`` returning one
+                        events = await events
+                    if not isinstance(events, AsyncIterator):
+                        raise TypeError(
+                            f"{rpc.method.rpc}: the handler returned"
+                            f" {type(events).__name__}, not an async iterator"
+                        )
                 try:
                     async for event in events:
                         yield self._encode(rpc, event, "yielded")
                 finally:  # the call ended, failed or was cancelled: so does the handler
+                    # (an async generator that ran to its end has no frame: it is closed)
                     close = getattr(events, "aclose", None)
-                    if close is not None:
+                    if close is not None and getattr(events, "ag_frame", 1) is not None:
                         await close()
             except BaseException as exc:  # as in _unary; GeneratorExit propagates
                 await self._abort(context, exc, rpc)

@@ -610,7 +610,8 @@ class Schema:
             raise ValueError(f"{message_type!r} is not a message type of this schema")
         if not answer:  # the plain case first, compiled
             try:
-                return self._target(message_type).check(value, 1)
+                plain: dict[str, Any] = self._target(message_type).check(value, 1)
+                return plain
             except Fallback:
                 pass
         return self._walked(message_type, value, unknown_fields == "reject", answer)

@@ -24,7 +24,14 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-__all__ = ["Fallback", "FastCheck", "FieldPlan", "Target", "compile_message"]
+__all__ = [
+    "Fallback",
+    "FastCheck",
+    "FieldPlan",
+    "Target",
+    "compile_message",
+    "compiled",
+]
 
 FastCheck = Callable[[Any, int], "dict[str, Any]"]
 """A compiled check: ``(value, depth) -> canonical form``, or ``Fallback``."""
@@ -55,18 +62,19 @@ class FieldPlan(NamedTuple):
 
 
 class Target:
-    """A message type's compiled check, compiled when first called (so that a type
-    can hold itself)."""
+    """A message type's compiled function (a check here; ``_proto`` compiles its
+    builder and reader alike), compiled when first called, so that a type can hold
+    itself."""
 
     __slots__ = ("check", "_compile")
 
-    def __init__(self, compile: Callable[[], FastCheck]) -> None:
+    def __init__(self, compile: Callable[[], Callable[..., Any]]) -> None:
         self._compile = compile
-        self.check: FastCheck = self._first
+        self.check: Callable[..., Any] = self._first
 
-    def _first(self, value: Any, depth: int) -> dict[str, Any]:
+    def _first(self, *arguments: Any) -> Any:
         check = self.check = self._compile()
-        return check(value, depth)
+        return check(*arguments)
 
 
 # --- JSON taken as sent (Struct, Value, ListValue), as _validate's walk takes it ----
@@ -182,7 +190,7 @@ def compile_message(
             flags.setdefault(plan.oneof, f"o{len(flags)}")
     bound: dict[str, Any] = {"bad": bad, "Fallback": Fallback}
     body = [
-        "def check(value, depth):",
+        "def run(value, depth):",
         "    if type(value) is not dict or depth >= MAX_DEPTH:",
         "        raise Fallback",
         "    out = {}",
@@ -230,15 +238,22 @@ def compile_message(
             )
             body += [f"    if not ({held}):", "        raise Fallback"]
         body.append("    return out")
-    parameters = ", ".join(bound)
+    bound["MAX_DEPTH"] = MAX_DEPTH
+    made: FastCheck = compiled("<validation of one message type>", body, bound)
+    return made
+
+
+def compiled(name: str, body: Sequence[str], bound: dict[str, Any]) -> Any:
+    """The function ``run`` that ``body`` (its source lines, from fixed snippets)
+    defines, with ``bound``'s names as its free variables; ``name`` is the file name
+    tracebacks give it."""
     source = "\n".join(
         [
-            f"def make({parameters}):",
+            f"def make({', '.join(bound)}):",
             *("    " + line for line in body),
-            "    return check",
+            "    return run",
         ]
     )
-    namespace: dict[str, Any] = {"MAX_DEPTH": MAX_DEPTH}
-    exec(compile(source, "<validation of one message type>", "exec"), namespace)
-    made: FastCheck = namespace["make"](**bound)
-    return made
+    namespace: dict[str, Any] = {}
+    exec(compile(source, name, "exec"), namespace)
+    return namespace["make"](**bound)
