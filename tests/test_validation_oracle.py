@@ -1643,12 +1643,29 @@ def check_plain_case(
     except package.module.ValidationError:
         walked = None
     assert walked == canonical, f"the walk alone gives {walked!r} for {context}"
+    given = copy.deepcopy(sent)  # the serving path's own request: changed in place
+    try:
+        in_place = schema.validate(type_name, given, unknown_fields=mode, in_place=True)
+    except package.module.ValidationError as exc:
+        in_place, refused = None, exc.violations
+    else:
+        refused = ()
+    assert (
+        in_place == canonical
+    ), f"in place, validation gives {in_place!r} for {context}"
+    if canonical is None:
+        with pytest.raises(package.module.ValidationError) as expected:
+            package.module.validate(type_name, sent, unknown_fields=mode)
+        assert (
+            refused == expected.value.violations
+        ), f"in place: {refused} for {context}"
     try:
         plain = schema._target(type_name).check(sent, 1)
     except package.fallback:
         return
     package.count("plain")
     assert plain == walked, f"the compiled check gives {plain!r} for {context}"
+    assert in_place is given, f"a plain {context} is not checked in place"
 
 
 def check_reader(package: Package, message: Message) -> None:

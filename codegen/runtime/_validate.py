@@ -536,6 +536,7 @@ class Schema:
         self._enum_values = enums
         self._enums: dict[str, Callable[[object], Any]] = {}
         self._targets: dict[str, Target] = {}
+        self._in_place_targets: dict[str, Target] = {}
 
     def __contains__(self, message_type: object) -> bool:
         return message_type in self._rules
@@ -562,14 +563,17 @@ class Schema:
             found = self._enums[type_name] = _enum_check(self._enum_values[type_name])
         return found
 
-    def _target(self, type_name: str) -> Target:
+    def _target(self, type_name: str, in_place: bool = False) -> Target:
         """The compiled check of ``type_name`` (``_validate_fast``), made once."""
-        found = self._targets.get(type_name)
+        targets = self._in_place_targets if in_place else self._targets
+        found = targets.get(type_name)
         if found is None:
-            found = self._targets[type_name] = Target(lambda: self._compile(type_name))
+            found = targets[type_name] = Target(
+                lambda: self._compile(type_name, in_place)
+            )
         return found
 
-    def _compile(self, type_name: str) -> FastCheck:
+    def _compile(self, type_name: str, in_place: bool) -> FastCheck:
         message = self._message(type_name)
         plans = [
             plan
@@ -581,7 +585,8 @@ class Schema:
             [field.json_name for field in message.required],
             [members for _, members in message.oneof_required],
             bad=_BAD,
-            target=self._target,
+            target=lambda name: self._target(name, in_place),
+            in_place=in_place,
         )
 
     def validate(
@@ -591,26 +596,56 @@ class Schema:
         *,
         unknown_fields: UnknownFields = "drop",
         answer: bool = False,
+        in_place: bool = False,
     ) -> dict[str, Any]:
         """``value`` in canonical form if it is valid ProtoJSON of ``message_type``
         (a full proto name); ``ValidationError`` naming every problem otherwise.
 
         With ``answer=True`` the value is an answer a handler gives, as ProtoJSON
         prints one: a REQUIRED scalar or list may be left out at its default (it
-        cannot be told from unset), a REQUIRED message must be there."""
+        cannot be told from unset), a REQUIRED message must be there.
+        ``in_place=True``: ``value`` is the caller's to give away (a request just
+        decoded), so a plain one is brought to canonical form where it is and
+        returned itself, its values changed in place where the canonical form
+        differs (even when it is then refused); otherwise ``value`` is not changed."""
+        if not answer:
+            check = self.validator(
+                message_type, unknown_fields=unknown_fields, in_place=in_place
+            )
+            return check(value)
+        self._arguments(message_type, unknown_fields)
+        return self._walked(message_type, value, unknown_fields == "reject", answer)
+
+    def validator(
+        self,
+        message_type: str,
+        *,
+        unknown_fields: UnknownFields = "drop",
+        in_place: bool = False,
+    ) -> Callable[[object], dict[str, Any]]:
+        """``validate`` of requests of ``message_type`` as a function of the value,
+        its arguments checked once (a server holds one per method)."""
+        self._arguments(message_type, unknown_fields)
+        target = self._target(message_type, in_place)
+        reject = unknown_fields == "reject"
+        walked = self._walked
+
+        def validate(value: object) -> dict[str, Any]:
+            try:  # the plain case first, compiled
+                plain: dict[str, Any] = target.check(value, 1)
+                return plain
+            except Fallback:
+                return walked(message_type, value, reject, False)
+
+        return validate
+
+    def _arguments(self, message_type: str, unknown_fields: str) -> None:
         if unknown_fields != "drop" and unknown_fields != "reject":
             raise ValueError(
                 f"unknown_fields must be 'drop' or 'reject', not {unknown_fields!r}"
             )
         if message_type not in self._rules:
             raise ValueError(f"{message_type!r} is not a message type of this schema")
-        if not answer:  # the plain case first, compiled
-            try:
-                plain: dict[str, Any] = self._target(message_type).check(value, 1)
-                return plain
-            except Fallback:
-                pass
-        return self._walked(message_type, value, unknown_fields == "reject", answer)
 
     def _walked(
         self, message_type: str, value: object, reject_unknown: bool, answer: bool

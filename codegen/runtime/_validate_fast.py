@@ -165,6 +165,49 @@ _STORE: dict[str, list[str]] = {
     ],
     "json": ["out[k{i}] = j{i}(item, depth + 1)"],
 }
+# The same checks for a value that is the caller's to give away (``in_place``): the
+# canonical form is the value itself, with the few values a check changes (a number
+# where a 64-bit integer's text goes, an enum's number) replaced where they are.
+_GENERAL_IN_PLACE = [
+    "r = c{i}(item)",
+    "if r is bad:",
+    "    raise Fallback",
+    "if r is not item:",
+    "    value[key] = r",  # the key is there already: the dict keeps its size
+]
+_IN_PLACE: dict[str, list[str]] = {
+    "string": [
+        "if type(item) is not str or not item.isascii():",
+        *("    " + line for line in _GENERAL_IN_PLACE),
+    ],
+    "enum": [
+        "if type(item) is not str or item not in n{i}:",
+        *("    " + line for line in _GENERAL_IN_PLACE),
+    ],
+    "bool": [
+        "if item is not True and item is not False:",
+        "    raise Fallback",
+    ],
+    "scalar": _GENERAL_IN_PLACE,
+    "scalars": [
+        "if type(item) is not list:",
+        "    raise Fallback",
+        "for at, element in enumerate(item):",
+        "    r = c{i}(element)",
+        "    if r is bad:",
+        "        raise Fallback",
+        "    if r is not element:",
+        "        item[at] = r",
+    ],
+    "message": ["t{i}.check(item, depth + 1)"],
+    "messages": [
+        "if type(item) is not list:",
+        "    raise Fallback",
+        "for element in item:",
+        "    t{i}.check(element, depth + 1)",
+    ],
+    "json": ["j{i}(item, depth + 1)"],
+}
 
 
 def compile_message(
@@ -174,11 +217,15 @@ def compile_message(
     *,
     bad: object,
     target: Callable[[str], Target],
+    in_place: bool = False,
 ) -> FastCheck:
     """The check of one message type: its fields' plans (a field without one
     falls back), the json names that must hold a value, the oneofs one of whose
     members must; ``bad`` is what a field's ``check`` returns for a value it
-    refuses, ``target`` gives the ``Target`` of a message type."""
+    refuses, ``target`` gives the ``Target`` of a message type (of the same
+    ``in_place``). ``in_place``: the value given is brought to canonical form where
+    it is and returned (a value that falls back may have been changed so far, each
+    change to its canonical form), else the canonical form is a new value."""
     names = {plan.json_name: i for i, plan in enumerate(plans)}
     flags: dict[str, str] = {}  # a local per oneof: a member was given
     for plan in plans:
@@ -189,7 +236,7 @@ def compile_message(
         "def run(value, depth):",
         "    if type(value) is not dict or depth >= MAX_DEPTH:",
         "        raise Fallback",
-        "    out = {}",
+        *(() if in_place else ("    out = {}",)),
         *(f"    {flag} = False" for flag in flags.values()),
         "    for key, item in value.items():",
         "        if item is None:",
@@ -215,7 +262,8 @@ def compile_message(
                 "                raise Fallback",
                 f"            {flag} = True",
             ]
-        body += ["            " + line.format(i=i) for line in _STORE[shape]]
+        store = (_IN_PLACE if in_place else _STORE)[shape]
+        body += ["            " + line.format(i=i) for line in store]
     if plans:  # a key that names no field with a plan
         body += ["        else:", "            raise Fallback"]
     else:
@@ -226,14 +274,15 @@ def compile_message(
         # a REQUIRED field that is never plain: such a value never is
         body.append("    raise Fallback")
     else:
+        out = "value" if in_place else "out"
         for name in required:
-            body += [f"    if not out.get(k{names[name]}):", "        raise Fallback"]
+            body += [f"    if not {out}.get(k{names[name]}):", "        raise Fallback"]
         for members in oneof_required:
             held = " or ".join(
-                f"out.get(k{names[member]})" for member in members if member in names
+                f"{out}.get(k{names[member]})" for member in members if member in names
             )
             body += [f"    if not ({held}):", "        raise Fallback"]
-        body.append("    return out")
+        body.append(f"    return {out}")
     bound["MAX_DEPTH"] = MAX_DEPTH
     made: FastCheck = compiled("<validation of one message type>", body, bound)
     return made

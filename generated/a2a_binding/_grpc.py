@@ -350,13 +350,15 @@ class GrpcService(NamedTuple):
 
 
 class _Rpc(NamedTuple):
-    """One rpc, resolved: its row, the handler's method, the message classes."""
+    """One rpc, resolved: its row, the handler's method, the message classes, the
+    request's validation (None: requests reach the handler as read)."""
 
     method: GrpcMethod
     call: Callable[[Any, CallContext], Any]
     request_class: type[Message]
     response_class: type[Message]
     where: str  # the method path, for logs
+    validate: Callable[[object], dict[str, Any]] | None
 
 
 def _message_classes(
@@ -486,6 +488,13 @@ class GrpcBinding:
                     getattr(handler, method.attribute),
                     *classes[service.name, method.rpc],
                     f"/{service.name}/{method.rpc}",
+                    # a request read from its message is the call's own: checked
+                    # in place
+                    (
+                        None
+                        if schema is None
+                        else schema.validator(method.request_type, in_place=True)
+                    ),
                 )
                 for method in service.methods
             )
@@ -523,14 +532,13 @@ class GrpcBinding:
         params = NO_PARAMS
         if self._versions is not None:
             params = self._params(versions, extensions)
-        request_type = rpc.method.request_type
         try:
             request = self._reader.read(rpc.request_class.FromString(raw))
         except Exception as exc:  # DecodeError, or an Any of a type nobody knows
-            text = f"the request is not a {request_type}: {exc}"
+            text = f"the request is not a {rpc.method.request_type}: {exc}"
             raise InvalidArgument(text, [("", text)]) from None
-        if self.schema is not None:
-            request = self.schema.validate(request_type, request)
+        if rpc.validate is not None:
+            request = rpc.validate(request)
         tenant = request.get(self.tenant_field) if self.tenant_field else None
         context_of_call = CallContext(
             tenant if isinstance(tenant, str) else "", "grpc", params, headers

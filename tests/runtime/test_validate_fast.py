@@ -249,3 +249,41 @@ def test_deep_json_values_fall_back() -> None:
     for refused in (10**400, {"\ud800": 1}, ["\udfff"], (1,), object()):
         with pytest.raises(Fallback):
             json_value(refused, 2)
+
+
+def test_in_place_a_plain_request_becomes_its_canonical_form_where_it_is() -> None:
+    sent = copy.deepcopy(PLAIN)
+    expected = SCHEMA.validate("t.Send", PLAIN)
+    got = SCHEMA.validate("t.Send", sent, in_place=True)
+    assert got is sent and got == expected
+    assert got["message"]["counts"] == ["1", "2"]  # the number's text, in its list
+    assert got["config"]["size"] == "7"
+    # a copy, and the caller's value left as it was, without in_place
+    again = copy.deepcopy(PLAIN)
+    assert SCHEMA.validate("t.Send", again) is not again and again == PLAIN
+
+
+def test_in_place_a_value_that_falls_back_is_decided_by_the_walk_as_sent() -> None:
+    sent = copy.deepcopy(PLAIN)
+    sent["config"]["unknown"] = 1  # not plain: the walk drops it
+    got = SCHEMA.validate("t.Send", sent, in_place=True)
+    assert got == SCHEMA.validate("t.Send", PLAIN) and "unknown" not in got["config"]
+    refused = copy.deepcopy(PLAIN)
+    refused["config"]["historyLength"] = "many"
+    with pytest.raises(ValidationError) as in_place:
+        SCHEMA.validate("t.Send", refused, in_place=True)
+    with pytest.raises(ValidationError) as copied:
+        SCHEMA.validate("t.Send", {**PLAIN, "config": refused["config"]})
+    assert in_place.value.violations == copied.value.violations
+    assert [path for path, _ in in_place.value.violations] == ["config.historyLength"]
+
+
+def test_a_validator_checks_its_arguments_once_when_made() -> None:
+    with pytest.raises(ValueError, match="unknown_fields"):
+        SCHEMA.validator("t.Send", unknown_fields="keep")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not a message type"):
+        SCHEMA.validator("t.Nothing")
+    check = SCHEMA.validator("t.Send", unknown_fields="reject")
+    assert check(PLAIN) == SCHEMA.validate("t.Send", PLAIN)
+    with pytest.raises(ValidationError):
+        check({**PLAIN, "other": 1})
