@@ -19,7 +19,6 @@ import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, timedelta
 from functools import partial
-from itertools import repeat
 from typing import Any, Literal, NamedTuple, Union
 from urllib.parse import unquote
 
@@ -132,7 +131,7 @@ def query_pairs(
     if len(parts) > max_pairs:
         raise QueryError("", query[:40], f"more than {max_pairs} query parameters")
     # Empty parts ("a=1&&b=2") are no pairs.
-    pairs = map(str.partition, filter(None, parts), repeat("="))
+    pairs = [part.partition("=") for part in parts if part]
     if "%" not in query and "+" not in query:
         return pairs, False
     return [(form_text(name, name), sep, value) for name, sep, value in pairs], True

@@ -213,6 +213,10 @@ class _Target(NamedTuple):
     paths: tuple[tuple[str, ...], ...]
 
 
+_Shape = Union[int, tuple[int, str]]
+"""A path's shape in the flat index: its segment count, with its custom verb if any."""
+
+
 class _Candidate(NamedTuple):
     """A route of the flat index: ``literals`` takes its literal segments out of a
     path's (as a tuple when it has several), to compare with ``expected``; None when it
@@ -400,7 +404,7 @@ class RouteTable:
     @staticmethod
     def _flat_index(
         targets: Sequence[_Target], patterns: Sequence[Pattern]
-    ) -> dict[str, dict[tuple[int, str], tuple[_Candidate, ...]]] | None:
+    ) -> dict[str, dict[_Shape, tuple[_Candidate, ...]]] | None:
         """Without ``**`` a path's segment count is its routes' length: per verb, then
         per (length, custom verb), the candidates in the order the walk would reach
         them (a literal before ``*`` at the first position where two differ), so the
@@ -409,10 +413,14 @@ class RouteTable:
         segment, which no ``*`` takes, could still match: the walk decides)."""
         if any("**" in p.segments or "" in p.segments for p in patterns):
             return None
-        found: dict[str, dict[tuple[int, str], dict[tuple[str, ...], _Candidate]]] = {}
+        found: dict[str, dict[_Shape, dict[tuple[str, ...], _Candidate]]] = {}
         for target, pattern in zip(targets, patterns):
             segments = pattern.segments
-            key = (len(segments), pattern.custom_verb)
+            key: _Shape = (
+                (len(segments), pattern.custom_verb)
+                if pattern.custom_verb
+                else len(segments)
+            )
             at = [i for i, s in enumerate(segments) if s != "*"]
             expected = tuple(segments[i] for i in at)
             candidate = _Candidate(
@@ -510,9 +518,9 @@ class RouteTable:
         )
         return None
 
-    def _match(self, verb: str, raw_path: str) -> tuple[_Target, list[str]] | None:
-        """The route's target and the path's raw segments (``split_path``, written
-        out here: this runs for every request)."""
+    def _match(self, verb: str, raw_path: str) -> tuple[_Target, dict[str, str]] | None:
+        """The route's target and the path's values by field (``split_path`` and
+        ``_params``' common case written out: this runs for every request)."""
         flat = self._flat
         shapes = None if flat is None else flat.get(verb)
         if flat is not None and shapes is None:
@@ -526,6 +534,7 @@ class RouteTable:
             or ("%" in raw_path and not well_formed(raw_path))
         ):
             return None
+        shape: _Shape = count
         custom_verb = ""
         last = segments[-1]
         if ":" in last:
@@ -533,27 +542,39 @@ class RouteTable:
             if verb_text in self.custom_verbs:
                 segments[-1] = head
                 custom_verb = verb_text
+                shape = (count, custom_verb)
         if "" in segments:
             if raw_path == "/":
-                segments, count = [], 0
+                segments, count, shape = [], 0, 0
             elif shapes is not None:
                 return None  # no literal is empty and no ``*`` takes an empty segment
+        target: _Target | None = None
         if shapes is None:
             target = self._walk(segments, (custom_verb, verb), None)
-            return None if target is None else (target, segments)
-        for literals, expected, target in shapes.get((count, custom_verb), ()):
-            if literals is None or literals(segments) == expected:
-                return target, segments
-        return None
+        else:
+            for literals, expected, candidate in shapes.get(shape, ()):
+                if literals is None or literals(segments) == expected:
+                    target = candidate
+                    break
+        if target is None:
+            return None
+        singles = target.singles
+        if singles is None:
+            return target, self._params(target, segments)
+        params = {}
+        if "%" in raw_path:
+            for name, start in singles:
+                raw = segments[start]
+                params[name] = unquote(raw) if "%" in raw else raw
+        else:  # nothing escaped: the segments are the values
+            for name, start in singles:
+                params[name] = segments[start]
+        return target, params
 
     @staticmethod
     def _params(target: _Target, segments: list[str]) -> dict[str, str]:
+        """The path's values of a route with a capture of several segments."""
         params: dict[str, str] = {}
-        if target.singles is not None:
-            for name, start in target.singles:
-                raw = segments[start]
-                params[name] = unquote(raw) if "%" in raw else raw
-            return params
         for capture in target.captures:
             if capture.single_segment:
                 raw = segments[capture.start]
@@ -569,8 +590,8 @@ class RouteTable:
         found = self._match(verb, raw_path)
         if found is None:
             return None
-        target = found[0]
-        return Match(target.route, self._params(*found), target)
+        target, params = found
+        return Match(target.route, params, target)
 
     def allowed_verbs(self, raw_path: str) -> frozenset[str]:
         """Every HTTP verb some route accepts for ``raw_path`` (for a 405 and its Allow
@@ -612,15 +633,7 @@ class RouteTable:
         found = self._match(verb, raw_path)
         if found is None:
             raise self._not_found(verb, raw_path)
-        target, segments = found
-        singles = target.singles
-        if singles is None:
-            params = self._params(target, segments)
-        else:  # ``_params``' common case, written out: this runs for every request
-            params = {}
-            for name, start in singles:
-                raw = segments[start]
-                params[name] = unquote(raw) if "%" in raw else raw
+        target, params = found
         if not query and body is None and not target.merge:
             return target.route, params  # the path is the whole request
         return target.route, self._request(
@@ -797,8 +810,9 @@ class RouteTable:
         """Refuse a built path that another route would take, or whose values do not
         fit their variables' patterns (``sent`` holds each field's encoded value)."""
         found = self._match(route.verb, path)
-        if found is not None and found[0].route is route:
-            target, segments = found
+        split = split_path(path, self.custom_verbs, self.max_segments)
+        if found is not None and found[0].route is route and split is not None:
+            target, segments = found[0], split[0]
             # The same route can still split the path differently: "/b/c/e" for
             # "/{x=b/*}/{y=**}" with x="b", y="c/e" reads back as x="b/c", y="e".
             if all(
