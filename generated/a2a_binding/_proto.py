@@ -416,7 +416,8 @@ class MessageReader:
     out), with a function compiled once per message type."""
 
     def __init__(self) -> None:
-        self._targets: dict[str, Target] = {}
+        # by descriptor, not name: two pools can each define a type of one name
+        self._targets: dict[Any, Target] = {}
 
     def read(self, message: Message) -> dict[str, Any]:
         """``json_format.MessageToDict(message)``."""
@@ -424,10 +425,11 @@ class MessageReader:
         return found
 
     def _target(self, descriptor: Any) -> Target:
-        name = descriptor.full_name
-        found = self._targets.get(name)
+        found = self._targets.get(descriptor)
         if found is None:
-            found = self._targets[name] = Target(lambda: self._compile(descriptor))
+            found = self._targets[descriptor] = Target(
+                lambda: self._compile(descriptor)
+            )
         return found
 
     def _compile(self, descriptor: Any) -> Callable[[Message], Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from a2a.types import a2a_pb2 as pb
-from google.protobuf import json_format
+from google.protobuf import descriptor_pb2, json_format
 from google.protobuf.message import Message
 
 from codegen.runtime import _proto
@@ -323,3 +323,31 @@ def test_the_reader_prints_every_kind_as_message_to_dict_does(value: Any) -> Non
     kinds = _kinds_class()
     message = json_format.ParseDict(value, kinds())
     assert repr(READER.read(message)) == repr(json_format.MessageToDict(message))
+
+
+def _one_message_class(field_type: int, field_name: str) -> Any:
+    """``same.M`` with one field numbered 1, in a pool of its own."""
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+    pool = descriptor_pool.DescriptorPool()
+    file = descriptor_pb2.FileDescriptorProto(
+        name="same.proto", package="same", syntax="proto3"
+    )
+    file.message_type.add(name="M").field.add(
+        name=field_name,
+        number=1,
+        type=field_type,  # type: ignore[arg-type]
+        label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
+    )
+    pool.Add(file)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("same.M"))
+
+
+def test_the_reader_keeps_apart_two_types_of_one_name_from_two_pools() -> None:
+    kind = descriptor_pb2.FieldDescriptorProto
+    texts = _one_message_class(kind.TYPE_STRING, "text")
+    counts = _one_message_class(kind.TYPE_INT64, "count")
+    reader = _proto.MessageReader()
+    assert reader.read(texts(text="hi")) == {"text": "hi"}
+    assert reader.read(counts(count=5)) == {"count": "5"}  # a 64-bit integer: text
+    assert reader.read(texts(text="again")) == {"text": "again"}
