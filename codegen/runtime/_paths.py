@@ -806,8 +806,9 @@ class RouteTable:
         """Refuse a built path that another route would take, or whose values do not
         fit their variables' patterns (``sent`` holds each field's encoded value)."""
         found = self._match(route.verb, path)
-        split = split_path(path, self.custom_verbs, self.max_segments)
-        if found is not None and found[0].route is route and split is not None:
+        if found is not None and found[0].route is route:
+            split = split_path(path, self.custom_verbs, self.max_segments)
+            assert split is not None  # the path matched: it splits
             target, segments = found[0], split[0]
             # The same route can still split the path differently: "/b/c/e" for
             # "/{x=b/*}/{y=**}" with x="b", y="c/e" reads back as x="b/c", y="e".

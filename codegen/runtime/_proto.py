@@ -259,9 +259,7 @@ class MessageBuilder:
             elif shape in ("values", "map", "value"):
                 bound[f"c{i}"] = self._converter(rule)
             elif shape == "enum":
-                bound[f"n{i}"] = frozenset(
-                    name for name, _ in self.schema.enum_values(rule.type_name)
-                )
+                bound[f"n{i}"] = self._names(rule.type_name)
             body.append(f"        {'if' if i == 0 else 'elif'} key == k{i}:")
             if rule.oneof:
                 flag = flags[rule.oneof]
@@ -282,6 +280,10 @@ class MessageBuilder:
         )
         return built
 
+    def _names(self, enum_type: str) -> frozenset[str]:
+        """The value names of ``enum_type``."""
+        return frozenset(name for name, _ in self.schema.enum_values(enum_type))
+
     @staticmethod
     def _shape(rule: FieldRule) -> str:
         """Which snippet takes ``rule``'s field."""
@@ -301,9 +303,7 @@ class MessageBuilder:
             target = self._target(rule.type_name)
             return lambda value, depth: target.check(value, depth + 1)
         if kind == "enum":
-            names = frozenset(
-                name for name, _ in self.schema.enum_values(rule.type_name)
-            )
+            names = self._names(rule.type_name)
 
             def enum(value: object, depth: int) -> Any:
                 if type(value) is str and value in names:
