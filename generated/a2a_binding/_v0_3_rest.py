@@ -674,23 +674,36 @@ def _send_from_v1(request: Json) -> Json:
     return out
 
 
+def _name_part(request: Json, field: str) -> str:
+    """A request's id as one part of a 0.3 resource name (``tasks/{id}``), which no
+    ``/`` can be part of: ``ValueError`` for an id holding one, before sending."""
+    value = request.get(field, "")
+    if isinstance(value, str) and "/" in value:
+        raise ValueError(
+            f"{field} {value!r}: A2A 0.3's HTTP+JSON binding names tasks and configs by"
+            " resource names (tasks/{id}), and an id with '/' is none (JSON-RPC"
+            " carries it)"
+        )
+    return str(value)
+
+
 def _get_task_from_v1(request: Json) -> Json:
-    out: Json = {"name": f"tasks/{request.get('id', '')}"}
+    out: Json = {"name": f"tasks/{_name_part(request, 'id')}"}
     _copy(request, out, ("historyLength",))
     return out
 
 
 def _by_task_from_v1(request: Json) -> Json:
-    return {"name": f"tasks/{request.get('id', '')}"}
+    return {"name": f"tasks/{_name_part(request, 'id')}"}
 
 
 def _by_config_from_v1(request: Json) -> Json:
-    task, config = request.get("taskId", ""), request.get("id", "")
+    task, config = _name_part(request, "taskId"), _name_part(request, "id")
     return {"name": f"tasks/{task}/pushNotificationConfigs/{config}"}
 
 
 def _create_config_from_v1(request: Json) -> Json:
-    task = request.get("taskId", "")
+    task = _name_part(request, "taskId")
     out: Json = {
         "parent": f"tasks/{task}/pushNotificationConfigs",
         "config": push_config_from_v1(request),
@@ -702,7 +715,7 @@ def _create_config_from_v1(request: Json) -> Json:
 
 
 def _list_configs_from_v1_request(request: Json) -> Json:
-    out: Json = {"parent": f"tasks/{request.get('taskId', '')}"}
+    out: Json = {"parent": f"tasks/{_name_part(request, 'taskId')}"}
     _copy(request, out, ("pageSize", "pageToken"))
     return out
 

@@ -117,6 +117,36 @@ def test_jsonrpc_requests_use_the_0_3_methods(client: ClientBinding) -> None:
     assert "params" not in envelope and isinstance(envelope["id"], str)
 
 
+@pytest.mark.parametrize(
+    ("rpc", "request_", "field"),
+    [
+        ("GetTask", {"id": "a/b"}, "id"),
+        ("CancelTask", {"id": "a/b"}, "id"),
+        ("SubscribeToTask", {"id": "a/b"}, "id"),
+        ("GetTaskPushNotificationConfig", {"taskId": "t", "id": "c/1"}, "id"),
+        ("DeleteTaskPushNotificationConfig", {"taskId": "a/b", "id": "c"}, "taskId"),
+        ("ListTaskPushNotificationConfigs", {"taskId": "a/b"}, "taskId"),
+        (
+            "CreateTaskPushNotificationConfig",
+            {"taskId": "a/b", "url": "https://x.test/h"},
+            "taskId",
+        ),
+    ],
+)
+def test_an_id_with_a_slash_is_refused_over_0_3_rest_and_sent_over_0_3_jsonrpc(
+    client: ClientBinding, rpc: str, request_: dict[str, Any], field: str
+) -> None:
+    # 0.3's HTTP+JSON names tasks by resource names (tasks/{id}): no id with "/"
+    with pytest.raises(ValueError, match=f"{field} .*resource names"):
+        client.prepare(rpc, request_, base_url=BASE, version="0.3")  # type: ignore[call-overload]
+    sent = client.prepare(  # type: ignore[call-overload]
+        rpc, request_, base_url=BASE, binding="jsonrpc", version="0.3"
+    )
+    assert "a/b" in (sent.body or b"").decode() or "c/1" in (sent.body or b"").decode()
+    # 1.0 escapes it in the path
+    assert "%2F" in client.prepare(rpc, request_, base_url=BASE).url  # type: ignore[call-overload]
+
+
 def test_what_0_3_cannot_carry_is_refused(
     client: ClientBinding, a2a: ModuleType
 ) -> None:
