@@ -33,6 +33,10 @@ What it does, in the spec's terms (section numbers of the A2A v1.0 specification
   or from a SendMessage's ``configuration.taskPushNotificationConfig`` (§3.2.2), and
   every task update is handed to ``push_sender`` (the server's posts only to loopback
   webhooks, examples/push.py), so the card may declare ``pushNotifications`` (§3.3.4).
+  A stream reports an update no sooner than the task's webhooks have been told of it,
+  waiting at most ``PUSH_WAIT_SECONDS`` for their deliveries (a slower webhook is not
+  waited for): a client that learns of a task from its stream finds the webhook
+  already told.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ import urllib.parse
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from a2a.types import a2a_pb2 as pb
 from a2a_binding.handler import InvalidArgument
@@ -74,7 +79,14 @@ INTERRUPTED_STATES = frozenset(
 STREAM_END_STATES = TERMINAL_STATES | INTERRUPTED_STATES
 """States at which a stream closes (§11.7: at a terminal or an interrupted state)."""
 
-PushSender = Callable[[pb.TaskPushNotificationConfig, pb.StreamResponse], None]
+PUSH_WAIT_SECONDS = 1.0
+"""How long a stream waits for the push deliveries of the update it reports."""
+
+PushSender = Callable[
+    [pb.TaskPushNotificationConfig, pb.StreamResponse], "asyncio.Future[Any] | None"
+]
+"""Hands one update to a push config's webhook; its delivery, if there is one to wait
+for."""
 
 
 class InvalidParams(InvalidArgument):
@@ -97,6 +109,7 @@ class _Entry:
     watchers: list[asyncio.Queue[pb.StreamResponse | None]] = field(
         default_factory=list
     )
+    deliveries: list[asyncio.Future[Any]] = field(default_factory=list)
 
 
 class Agent:
@@ -151,8 +164,18 @@ class Agent:
             entry.watchers.clear()
         if self.push_sender is not None:
             key = (entry.tenant, entry.task.id)
+            entry.deliveries = [d for d in entry.deliveries if not d.done()]
             for config in self._configs.get(key, {}).values():
-                self.push_sender(config, event)
+                delivery = self.push_sender(config, event)
+                if delivery is not None:
+                    entry.deliveries.append(delivery)
+
+    @staticmethod
+    async def _pushed(entry: _Entry) -> None:
+        """Wait (``PUSH_WAIT_SECONDS`` at most) for the task's deliveries under way."""
+        pending = [d for d in entry.deliveries if not d.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=PUSH_WAIT_SECONDS)
 
     # --- messages ----------------------------------------------------------------------
 
@@ -280,6 +303,7 @@ class Agent:
             # It got there within this call: the working task, then its last status.
             working = _view(entry.task, None, artifacts=True)
             working.status.state = pb.TASK_STATE_WORKING
+            await self._pushed(entry)
             yield pb.StreamResponse(task=working)
             yield pb.StreamResponse(
                 status_update=pb.TaskStatusUpdateEvent(
@@ -295,14 +319,17 @@ class Agent:
     async def _follow(self, entry: _Entry) -> AsyncIterator[pb.StreamResponse]:
         task = pb.StreamResponse(task=_view(entry.task, None, artifacts=True))
         if entry.task.status.state in STREAM_END_STATES:
+            await self._pushed(entry)
             yield task  # waiting for input already: the stream closes at once (§11.7)
             return
         # Watch before the first yield: no update may fall between the Task and them.
         queue: asyncio.Queue[pb.StreamResponse | None] = asyncio.Queue()
         entry.watchers.append(queue)
         try:
+            await self._pushed(entry)
             yield task
             while (event := await queue.get()) is not None:
+                await self._pushed(entry)
                 yield event
         finally:
             if queue in entry.watchers:

@@ -134,9 +134,11 @@ def post(target: Target, body: bytes, headers: dict[str, str], timeout: float) -
 class WebhookSender:
     """The agent's ``push_sender``: posts each task update to a push config's URL.
 
-    Deliveries run in the event loop's executor so that a slow webhook never holds up
-    the agent. ``delivered`` and ``failures`` keep the latest outcomes as
-    ``(url, detail)`` pairs: the HTTP status, or why nothing was sent.
+    Deliveries run in the event loop's executor, so that a slow webhook never holds up
+    the agent; each call returns its delivery (a future), which a stream about to
+    report the same update waits for, a little (examples/agent.py). ``delivered`` and
+    ``failures`` keep the latest outcomes as ``(url, detail)`` pairs: the HTTP status,
+    or why nothing was sent.
     """
 
     def __init__(self, *, timeout: float = 5.0) -> None:
@@ -150,14 +152,15 @@ class WebhookSender:
 
     def __call__(
         self, config: pb.TaskPushNotificationConfig, event: pb.StreamResponse
-    ) -> None:
-        """Check the URL now, post in the background (§4.3.3 payload and headers)."""
+    ) -> asyncio.Future[None] | None:
+        """Check the URL now, post in the background (§4.3.3 payload and headers);
+        the delivery, None when the URL is refused."""
         try:
             target = loopback_target(config.url)
         except PushRefused as exc:
             log.warning("push for task %s not sent: %s", config.task_id, exc)
             self.failures.append((config.url, str(exc)))
-            return
+            return None
         headers = {"Content-Type": "application/a2a+json"}
         if config.token:
             headers["X-A2A-Notification-Token"] = config.token
@@ -165,7 +168,7 @@ class WebhookSender:
             scheme = config.authentication.scheme or "Bearer"
             headers["Authorization"] = f"{scheme} {config.authentication.credentials}"
         body = json_format.MessageToJson(event).encode()
-        asyncio.get_running_loop().run_in_executor(
+        return asyncio.get_running_loop().run_in_executor(
             None, self.deliver, config.url, target, body, headers
         )
 

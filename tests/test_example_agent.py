@@ -593,3 +593,67 @@ def test_a_request_the_proto_cannot_read_is_invalid_params(
     error = rpc(client, "SendMessage", bad)["error"]
     assert error["code"] == -32602 and "ROLE_NOBODY" in error["message"]
     assert client.post("/rest/message:send", json=bad).status_code == 400
+
+
+def _streamed_first_event_after(
+    monkeypatch: pytest.MonkeyPatch, webhook_seconds: float | None
+) -> tuple[float, list[str]]:
+    """Seconds until a stream's first event, with a push config whose webhook takes
+    ``webhook_seconds`` to answer (None: never), and what the webhook had been told
+    of by then (the example's agent, imported with the ``example`` fixture)."""
+    import asyncio
+    import time
+
+    from a2a.types import a2a_pb2 as pb
+
+    from examples import agent as example_agent
+
+    monkeypatch.setattr(example_agent, "PUSH_WAIT_SECONDS", 0.3)
+
+    async def run() -> tuple[float, list[str]]:
+        told: list[str] = []
+        loop = asyncio.get_running_loop()
+
+        def sender(config: Any, event: Any) -> asyncio.Future[None]:
+            delivery: asyncio.Future[None] = loop.create_future()
+
+            def answered() -> None:
+                told.append(pb.TaskState.Name(event.status_update.status.state))
+                delivery.set_result(None)
+
+            if webhook_seconds is not None:
+                loop.call_later(webhook_seconds, answered)
+            return delivery
+
+        agent = example_agent.Agent(hold=True, push_sender=sender)
+        request = pb.SendMessageRequest(
+            message=pb.Message(
+                message_id="m1", role=pb.ROLE_USER, parts=[pb.Part(text="hi")]
+            )
+        )
+        request.configuration.task_push_notification_config.url = "http://[::1]:9/h"
+        began = time.monotonic()
+        stream = agent.SendStreamingMessage(request)
+        first = await stream.__anext__()
+        took = time.monotonic() - began
+        await stream.aclose()
+        assert first.HasField("task")
+        return took, list(told)
+
+    return asyncio.run(run())
+
+
+def test_a_stream_reports_an_update_after_the_webhook_was_told_of_it(
+    example: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    took, told = _streamed_first_event_after(monkeypatch, 0.1)
+    # held, over a stream: working, then waiting for input (each update pushed)
+    assert told == ["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED"]
+    assert 0.1 <= took < 0.3
+
+
+def test_a_stream_waits_for_a_webhook_that_never_answers_a_bounded_time(
+    example: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    took, told = _streamed_first_event_after(monkeypatch, None)
+    assert told == [] and 0.3 <= took < 1.0
