@@ -24,7 +24,7 @@ builds, and fails where it fails: whatever the fast path does not know to be exa
 
 Both work through a function per message type, compiled on first use as the
 validator's plain case is (``_validate_fast.compiled``): a chain of comparisons on the
-key (the number, for the reader) with the field's conversion inline, instead of a walk
+key (the field's descriptor itself, for the reader) with the field's conversion inline, instead of a walk
 that looks each field's rule up and branches on its kind.
 """
 
@@ -430,7 +430,7 @@ class MessageReader:
 
     def _compile(self, descriptor: Any) -> Callable[[Message], Any]:
         """The dict of a ``descriptor`` message, from its set fields (``ListFields``)
-        by number; ``MessageToDict``'s for a type whose JSON form is its own or a
+        by descriptor; ``MessageToDict``'s for a type whose JSON form is its own or a
         field the function does not plan (a float, a map, a group, an extension)."""
         if descriptor.full_name.startswith(_OWN_FORM):
             printed: Callable[[Message], Any] = json_format.MessageToDict
@@ -444,7 +444,6 @@ class MessageReader:
             "def run(message):",
             "    out = {}",
             "    for field, value in message.ListFields():",
-            "        number = field.number",
         ]
         planned = 0
         for field in descriptor.fields:
@@ -468,13 +467,15 @@ class MessageReader:
                 bound[f"n{i}"] = names
             elif how == _MESSAGE:
                 bound[f"t{i}"] = self._target(field.message_type)
-            bound[f"f{i}"] = field.number
+            # ListFields gives the type's own field descriptors (protobuf keeps one
+            # object per field): an identity test, no attribute read
+            bound[f"f{i}"] = field
             bound[f"k{i}"] = field.json_name
-            body.append(f"        {'if' if i == 0 else 'elif'} number == f{i}:")
+            body.append(f"        {'if' if i == 0 else 'elif'} field is f{i}:")
             store = _READ_STORE[how, is_repeated(field)]
             body += ["            " + line.format(i=i) for line in store]
             planned += 1
-        if planned:  # an extension's number is no field's
+        if planned:  # an extension is no field of the type's
             body += ["        else:", "            return printed(message)"]
         else:
             body.append("        return printed(message)")

@@ -230,6 +230,31 @@ def test_the_reader_reads_what_message_to_dict_prints(message: Message) -> None:
     _read_like_message_to_dict(message)
 
 
+def test_the_reader_reads_plain_messages_itself(monkeypatch: Any) -> None:
+    """The compiled functions know each field by its descriptor's identity: a plain
+    message never reaches ``MessageToDict`` (which would answer the same, slowly)."""
+
+    def printed(message: Message) -> Any:
+        raise AssertionError(f"{type(message).__name__} was printed")
+
+    monkeypatch.setattr(json_format, "MessageToDict", printed)
+    reader = _proto.MessageReader()  # compiled with the patched printer bound
+    request = pb.SendMessageRequest(
+        message=pb.Message(
+            message_id="m1", role=pb.ROLE_USER, parts=[pb.Part(text="hi")]
+        ),
+        configuration=pb.SendMessageConfiguration(history_length=3),
+    )
+    parsed = pb.SendMessageRequest.FromString(request.SerializeToString())
+    expected = {
+        "message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]},
+        "configuration": {"historyLength": 3},
+    }
+    assert reader.read(request) == reader.read(parsed) == expected
+    with pytest.raises(AssertionError, match="Message was printed"):
+        reader.read(pb.Message(role=7))  # the printer is what is bound: it is reached
+
+
 def test_the_reader_prints_other_kinds_as_message_to_dict_does() -> None:
     """Floats, doubles that are not finite, 64-bit integers, maps, extensions and
     messages with a JSON form of their own, on protobuf's own test-like types."""
