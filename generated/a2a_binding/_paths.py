@@ -528,10 +528,11 @@ class RouteTable:
         max_segments = self.max_segments
         segments = raw_path[1:].split("/", max_segments)
         count = len(segments)
+        escaped = "%" in raw_path
         if (
             raw_path[:1] != "/"
             or count > max_segments
-            or ("%" in raw_path and not well_formed(raw_path))
+            or (escaped and not well_formed(raw_path))
         ):
             return None
         shape: _Shape = count
@@ -562,7 +563,7 @@ class RouteTable:
         if singles is None:
             return target, self._params(target, segments)
         params = {}
-        if "%" in raw_path:
+        if escaped:
             for name, start in singles:
                 raw = segments[start]
                 params[name] = unquote(raw) if "%" in raw else raw

@@ -135,7 +135,10 @@ def query_pairs(
     if len(parts) > max_pairs:
         raise QueryError("", query[:40], f"more than {max_pairs} query parameters")
     # Empty parts ("a=1&&b=2") are no pairs.
-    pairs = [part.partition("=") for part in parts if part]
+    if len(parts) > 1:
+        pairs = [part.partition("=") for part in parts if part]
+    else:  # the usual query of one pair, or none
+        pairs = [query.partition("=")] if query else []
     if "%" not in query and "+" not in query:
         return pairs, False
     return [(form_text(name, name), sep, value) for name, sep, value in pairs], True
@@ -165,8 +168,11 @@ def _given_pairs(
 def _integers(low: int, high: int) -> Callable[[str, str], int]:
     """The codec of the decimal integers (optional ``-``, ASCII digits only) within
     ``low..high``."""
+    short = len(str(high)) - 1  # digits of a number below ``high`` whatever they are
 
     def parse(field: str, text: str) -> int:
+        if len(text) <= short and text.isdigit() and text.isascii():
+            return int(text)  # the usual case: a few digits, within range (low <= 0)
         negative = text[:1] == "-"
         digits = text[1:] if negative else text
         if not (digits.isascii() and digits.isdigit()):
@@ -279,6 +285,8 @@ def _timestamp(field: str, text: str) -> str:
         if clock[:2] > "23" or clock[3:5] > "59" or clock[6:] > "59":
             raise ValueError("time out of range")
         if sign is None:  # already UTC: the validated digits are the answer
+            if fraction is None and text[10] == "T" and text[19] == "Z":
+                return text  # written as protobuf writes it
             return f"{text[:10]}T{clock}{_fraction(nanos)}Z"
         if off_h > "23" or off_m > "59":
             raise ValueError("offset out of range")
