@@ -423,9 +423,10 @@ class A2AApplication:
             return
         route_path = self._route_path(path)
         tables = self._tables
+        request_head: RequestHead | None = None  # read once, for either binding
+        read: ServiceParams | None = None
         if route_path is not None:
             request_head = RequestHead(scope.get("headers") or ())
-            read: ServiceParams | None = None
             if len(tables) > 1:
                 read = self._read_params(request_head, scope)
                 if not self._speaks_v0_3(read):
@@ -445,7 +446,9 @@ class A2AApplication:
         if rpc_tenant and not self.tenant_field:  # no tenants: the endpoint alone
             rpc_tenant = None
         if verb == "POST" and rpc_tenant is not None:
-            await self._jsonrpc(scope, receive, send, rpc_tenant)
+            if request_head is None:
+                request_head = RequestHead(scope.get("headers") or ())
+            await self._jsonrpc(scope, receive, send, rpc_tenant, request_head, read)
             return
         allowed = {
             verb
@@ -792,9 +795,16 @@ class A2AApplication:
     # --------------------------------------------------------------------- JSON-RPC
 
     async def _jsonrpc(
-        self, scope: Scope, receive: Receive, send: Send, tenant: str
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        tenant: str,
+        request_head: RequestHead,
+        read: ServiceParams | None,
     ) -> None:
-        request_head = RequestHead(scope.get("headers") or ())
+        """A JSON-RPC request (``read``: its service parameters, if ``_http`` read
+        them already)."""
         try:
             body = await read_body(
                 receive, request_head.content_length, self.max_body_bytes
@@ -821,7 +831,7 @@ class A2AApplication:
             parsed = self.jsonrpc.parse_request(envelope, tenant=tenant or None)
             request_id = parsed.id
             where = method = parsed.method
-            params = self._params(request_head, scope, v0_3 is not None)
+            params = self._params(request_head, scope, v0_3 is not None, read)
             request = parsed.params
             if side is not None and v0_3 is not None:
                 where = v0_3

@@ -248,7 +248,7 @@ async def drive(
         "raw_path": raw_path if raw_path is not None else path.encode(),
         "query_string": query,
         "root_path": root_path,
-        "headers": list(headers),
+        "headers": headers if isinstance(headers, list) else list(headers),
         "server": server,
     }
     if drop_raw_path:

@@ -608,3 +608,37 @@ def test_a_route_request_naming_two_versions_is_refused(make: Any) -> None:
     assert answer.status == 400
     assert "several versions" in json.loads(answer.body)["error"]["message"]
     assert store.calls == []
+
+
+class _CountedHeaders(list[tuple[bytes, bytes]]):
+    """A scope's header list that counts the walks over it."""
+
+    walks = 0
+
+    def __iter__(self) -> Any:
+        type(self).walks += 1
+        return super().__iter__()
+
+
+@pytest.mark.parametrize(
+    "method, path, body, sent",
+    [
+        ("GET", "/tasks/t-1", b"", [(b"a2a-version", b"1.0")]),
+        ("POST", "/", envelope("GetTask", {"id": "t-1"}), [(b"a2a-version", b"1.0")]),
+        ("POST", "/", envelope("tasks/get", {"id": "t-1"}), []),
+        ("GET", "/v1/tasks/t-1", b"", []),
+    ],
+)
+def test_the_headers_are_read_once_per_request(
+    make: Any, method: str, path: str, body: bytes, sent: list[tuple[bytes, bytes]]
+) -> None:
+    """Where both versions are served, the version is read before the route is
+    chosen; a JSON-RPC request on the same path reads the same pass, not its own."""
+    store = Store()
+    store.tasks["t-1"] = {"id": "t-1", "status": {"state": "TASK_STATE_WORKING"}}
+    headers = _CountedHeaders([(b"content-type", b"application/json"), *sent])
+    _CountedHeaders.walks = 0
+    answer = run(drive(make(store), method, path, body=body, headers=headers))
+    assert answer.status == 200, answer.body
+    assert b'"error"' not in answer.body
+    assert _CountedHeaders.walks == 1
