@@ -73,6 +73,7 @@ RUNTIME = (
     "_jsonrpc.py",
     "_validate.py",
     "_validate_fast.py",
+    "_compiling.py",
     "_headers.py",
     "_media.py",
     "_errors.py",

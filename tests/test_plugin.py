@@ -62,6 +62,7 @@ def test_protoc_writes_the_package_for_the_upstream_proto(tmp_path: Path) -> Non
         "a2a_binding/_caching.py",
         "a2a_binding/_cancellation.py",
         "a2a_binding/_client.py",
+        "a2a_binding/_compiling.py",
         "a2a_binding/_documents.py",
         "a2a_binding/_errors.py",
         "a2a_binding/_failure.py",

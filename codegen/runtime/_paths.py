@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
 from types import MappingProxyType
 from typing import Any, NamedTuple, Union
 from urllib.parse import quote, unquote, unquote_to_bytes
 
+from ._compiling import compiled
 from ._query import QueryCodecs, QueryError, QueryInput, Unknown
 
 __all__ = [
@@ -213,14 +213,10 @@ _Shape = Union[int, tuple[int, str]]
 """A path's shape in the flat index: its segment count, with its custom verb if any."""
 
 
-class _Candidate(NamedTuple):
-    """A route of the flat index: ``literals`` takes its literal segments out of a
-    path's (as a tuple when it has several), to compare with ``expected``; None when it
-    has none."""
-
-    literals: Callable[[list[str]], object] | None
-    expected: object
-    target: _Target
+_ShapeMatch = Callable[[list[str], bool], "tuple[_Target, dict[str, str]] | None"]
+"""The flat index's routes of one verb and shape, compiled: given a path's segments
+(its custom verb split off) and whether the path holds an escape, the target of the
+first route whose literals fit and the path's values by field, or None."""
 
 
 class _Node:
@@ -288,6 +284,52 @@ def _route_not_found(
     error = RouteNotFound(verb, raw_path)
     error._allowed = allowed
     return error
+
+
+def _shape_match(
+    routes: Sequence[tuple[tuple[tuple[int, str], ...], _Target]],
+) -> _ShapeMatch:
+    """One entry of the flat index compiled (see ``_compiling``): ``routes`` are the
+    (literal segments by position, target) of one verb and shape in the order they
+    are tried; a route with no literal takes every path left, so none after it is
+    written. A path with no escape gives its segments as the values."""
+    bound: dict[str, Any] = {"value": decode_segment, "values": RouteTable._params}
+    body = ["def run(s, escaped):"]
+    for k, (literals, target) in enumerate(routes):
+        bound[f"t{k}"] = target
+        test = []
+        for j, (at, literal) in enumerate(literals):
+            bound[f"l{k}_{j}"] = literal
+            test.append(f"s[{at}] == l{k}_{j}")
+        indent = "    "
+        if test:
+            body.append(f"    if {' and '.join(test)}:")
+            indent = "        "
+        if target.singles is None:  # a variable of several segments
+            body.append(f"{indent}return t{k}, values(t{k}, s)")
+        elif not target.singles:
+            body.append(f"{indent}return t{k}, {{}}")
+        else:
+            for j, (name, _) in enumerate(target.singles):
+                bound[f"f{k}_{j}"] = name
+            raw = ", ".join(
+                f"f{k}_{j}: s[{start}]" for j, (_, start) in enumerate(target.singles)
+            )
+            decoded = ", ".join(
+                f"f{k}_{j}: value(s[{start}])"
+                for j, (_, start) in enumerate(target.singles)
+            )
+            body += [
+                f"{indent}if escaped:",
+                f"{indent}    return t{k}, {{{decoded}}}",
+                f"{indent}return t{k}, {{{raw}}}",
+            ]
+        if not test:
+            break
+    else:
+        body.append("    return None")
+    made: _ShapeMatch = compiled("<routes of one shape>", body, bound)
+    return made
 
 
 class RouteTable:
@@ -387,6 +429,7 @@ class RouteTable:
             for rpc, choices in client_routes.items()
         }
         self._flat = self._flat_index(targets, patterns)
+        self._static = self._static_index(targets, patterns)
         table = self
 
         class _NotFound(RouteNotFound):
@@ -400,16 +443,17 @@ class RouteTable:
     @staticmethod
     def _flat_index(
         targets: Sequence[_Target], patterns: Sequence[Pattern]
-    ) -> dict[str, dict[_Shape, tuple[_Candidate, ...]]] | None:
+    ) -> dict[str, dict[_Shape, _ShapeMatch]] | None:
         """Without ``**`` a path's segment count is its routes' length: per verb, then
-        per (length, custom verb), the candidates in the order the walk would reach
-        them (a literal before ``*`` at the first position where two differ), so the
-        first whose literals fit is the walk's answer, without walking. None when
-        some template has ``**`` or an empty literal (then a path with an empty
-        segment, which no ``*`` takes, could still match: the walk decides)."""
+        per (length, custom verb), the routes in the order the walk would reach them
+        (a literal before ``*`` at the first position where two differ), compiled
+        into one function that tries them in turn, so the first whose literals fit is
+        the walk's answer, without walking. None when some template has ``**`` or an
+        empty literal (then a path with an empty segment, which no ``*`` takes, could
+        still match: the walk decides)."""
         if any("**" in p.segments or "" in p.segments for p in patterns):
             return None
-        found: dict[str, dict[_Shape, dict[tuple[str, ...], _Candidate]]] = {}
+        found: dict[str, dict[_Shape, dict[tuple[str, ...], _Target]]] = {}
         for target, pattern in zip(targets, patterns):
             segments = pattern.segments
             key: _Shape = (
@@ -417,28 +461,45 @@ class RouteTable:
                 if pattern.custom_verb
                 else len(segments)
             )
-            at = [i for i, s in enumerate(segments) if s != "*"]
-            expected = tuple(segments[i] for i in at)
-            candidate = _Candidate(
-                itemgetter(*at) if at else None,
-                expected[0] if len(at) == 1 else expected,
-                target,
-            )
             by_shape = found.setdefault(target.route.verb, {}).setdefault(key, {})
-            by_shape.setdefault(segments, candidate)  # first wins
+            by_shape.setdefault(segments, target)  # first wins
         return {
             verb: {
-                key: tuple(
-                    candidate
-                    for _, candidate in sorted(
-                        shapes.items(),
-                        key=lambda item: tuple(s == "*" for s in item[0]),
-                    )
+                key: _shape_match(
+                    [
+                        (
+                            tuple((i, s) for i, s in enumerate(segments) if s != "*"),
+                            target,
+                        )
+                        for segments, target in sorted(
+                            shapes.items(),
+                            key=lambda item: tuple(s == "*" for s in item[0]),
+                        )
+                    ]
                 )
                 for key, shapes in keys.items()
             }
             for verb, keys in found.items()
         }
+
+    @staticmethod
+    def _static_index(
+        targets: Sequence[_Target], patterns: Sequence[Pattern]
+    ) -> dict[str, dict[str, _Target]]:
+        """The routes without a variable or a wildcard, by their whole raw path, then
+        by verb: such a route is the most specific of all for the one path that
+        matches it (a literal beats a variable wherever they differ), so that path
+        needs no split and no walk."""
+        static: dict[str, dict[str, _Target]] = {}
+        for target, pattern in zip(targets, patterns):
+            if "*" in pattern.segments or "**" in pattern.segments:
+                continue
+            path = "/" + "/".join(pattern.segments)
+            if pattern.custom_verb:
+                path += ":" + pattern.custom_verb
+            if well_formed(path):
+                static.setdefault(path, {}).setdefault(target.route.verb, target)
+        return static
 
     # The server side.
 
@@ -515,8 +576,13 @@ class RouteTable:
         return None
 
     def _match(self, verb: str, raw_path: str) -> tuple[_Target, dict[str, str]] | None:
-        """The route's target and the path's values by field (``split_path`` and
-        ``_params``' common case written out: this runs for every request)."""
+        """The route's target and the path's values by field (``split_path`` written
+        out: this runs for every request)."""
+        static = self._static.get(raw_path)
+        if static is not None:
+            target = static.get(verb)
+            if target is not None:
+                return target, {}
         flat = self._flat
         shapes = None if flat is None else flat.get(verb)
         if flat is not None and shapes is None:
@@ -545,28 +611,18 @@ class RouteTable:
                 segments, count, shape = [], 0, 0
             elif shapes is not None:
                 return None  # no literal is empty and no ``*`` takes an empty segment
-        target: _Target | None = None
-        if shapes is None:
-            target = self._walk(segments, (custom_verb, verb), None)
-        else:
-            for literals, expected, candidate in shapes.get(shape, ()):
-                if literals is None or literals(segments) == expected:
-                    target = candidate
-                    break
+        if shapes is not None:
+            routes = shapes.get(shape)
+            return None if routes is None else routes(segments, escaped)
+        target = self._walk(segments, (custom_verb, verb), None)
         if target is None:
             return None
         singles = target.singles
         if singles is None:
             return target, self._params(target, segments)
-        params = {}
-        if escaped:
-            for name, start in singles:
-                raw = segments[start]
-                params[name] = unquote(raw) if "%" in raw else raw
-        else:  # nothing escaped: the segments are the values
-            for name, start in singles:
-                params[name] = segments[start]
-        return target, params
+        return target, {
+            name: decode_segment(segments[start]) for name, start in singles
+        }
 
     @staticmethod
     def _params(target: _Target, segments: list[str]) -> dict[str, str]:

@@ -20,13 +20,14 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from ._compiling import compiled
+
 __all__ = [
     "Fallback",
     "FastCheck",
     "FieldPlan",
     "Target",
     "compile_message",
-    "compiled",
 ]
 
 FastCheck = Callable[[Any, int], "dict[str, Any]"]
@@ -286,19 +287,3 @@ def compile_message(
     bound["MAX_DEPTH"] = MAX_DEPTH
     made: FastCheck = compiled("<validation of one message type>", body, bound)
     return made
-
-
-def compiled(name: str, body: Sequence[str], bound: dict[str, Any]) -> Any:
-    """The function ``run`` that ``body`` (its source lines, from fixed snippets)
-    defines, with ``bound``'s names as its free variables; ``name`` is the file name
-    tracebacks give it."""
-    source = "\n".join(
-        [
-            f"def make({', '.join(bound)}):",
-            *("    " + line for line in body),
-            "    return run",
-        ]
-    )
-    namespace: dict[str, Any] = {}
-    exec(compile(source, name, "exec"), namespace)
-    return namespace["make"](**bound)

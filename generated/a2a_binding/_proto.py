@@ -27,7 +27,7 @@ builds, and fails where it fails: whatever the fast path does not know to be exa
 ``ParseDict`` for the whole message instead.
 
 Both work through a function per message type, compiled on first use as the
-validator's plain case is (``_validate_fast.compiled``): a chain of comparisons on the
+validator's plain case is (``_compiling.compiled``): a chain of comparisons on the
 key (the field's descriptor itself, for the reader) with the field's conversion inline, instead of a walk
 that looks each field's rule up and branches on its kind.
 """
@@ -44,8 +44,9 @@ from google.protobuf import timestamp_pb2
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from ._compiling import compiled
 from ._validate import FieldRule, Schema
-from ._validate_fast import Target, compiled
+from ._validate_fast import Target
 
 __all__ = ["MessageBuilder", "MessageReader", "is_repeated"]
 

@@ -417,6 +417,51 @@ def test_same_shape_earlier_route_wins() -> None:
     )
 
 
+def test_a_route_without_variables_is_found_by_its_whole_path() -> None:
+    """A route of literals alone is looked up by the path as sent (no split): it wins
+    over any route with a variable there, other verbs on that path still reach the
+    variable routes, and a path whose escapes are not UTF-8 matches nothing."""
+    routes = make_table(
+        [
+            Spec("Get", "GET", "/tasks/{id}"),
+            Spec("Special", "POST", "/tasks/special"),
+            Spec("Root", "GET", "/"),
+            Spec("Odd", "GET", "/a%FF"),
+            Spec("Run", "POST", "/tasks/special:run", body="*"),
+        ]
+    )
+    assert rpc_of(routes, "POST", "/tasks/special") == "Special"
+    found = routes.match("GET", "/tasks/special")
+    assert found is not None and found.params == {"id": "special"}
+    assert rpc_of(routes, "GET", "/") == "Root"
+    assert rpc_of(routes, "POST", "/tasks/special:run") == "Run"
+    assert rpc_of(routes, "GET", "/a%FF") is None
+    assert rpc_of(routes, "POST", "/tasks/%73pecial") is None  # literals compare raw
+    first = routes.match("POST", "/tasks/special")
+    assert first is not None
+    first.params["x"] = "changed"  # each match's values are its own
+    again = routes.match("POST", "/tasks/special")
+    assert again is not None and again.params == {}
+
+
+def test_literals_and_names_reach_the_compiled_matcher_as_values() -> None:
+    """The flat index is compiled (``_compiling``); a literal with quotes and
+    parentheses, which http.proto allows, is compared as a value, not written as
+    source."""
+    literal = "it's(x)"
+    routes = make_table(
+        [
+            Spec("Get", "GET", f"/{literal}/{{id}}"),
+            Spec("Other", "GET", "/{tenant}/{id}", tenant=True),
+        ]
+    )
+    found = routes.match("GET", f"/{literal}/a%20b")
+    assert found is not None and found.route.rpc == "Get"
+    assert found.params == {"id": "a b"}
+    other = routes.match("GET", "/its(x)/b")
+    assert other is not None and other.params == {"tenant": "its(x)", "id": "b"}
+
+
 def test_route_table_needs_a_pattern_per_route() -> None:
     route, pattern, _ = _route_parts(Spec("A", "GET", "/a"))
     with pytest.raises(ValueError, match="exactly one pattern"):
