@@ -28,7 +28,14 @@ read from the server between batches: the binding's own cost, without the client
 and sdk/generated (goal: >= 1, at least as fast) and generated/floor of each. The
 client's own cost is in every wall row alike.
 
-Numbers are printed, never asserted. About half a minute:
+Times on a shared machine spread by more than the binding's own share of a call, so
+where valgrind is installed the servers' work is also counted in instructions, which
+do not drift: each server runs under callgrind three times, answering the same
+warm-up calls and then nothing more, 100 more unary calls, or 100 more streams; the
+differences are its instructions per call (the binding, grpcio's Python and C, the
+interpreter), the same on every run of the same code.
+
+Numbers are printed, never asserted. About half a minute, two more with valgrind:
 
     .venv/bin/python bench/bench_grpc.py
 """
@@ -37,7 +44,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -178,17 +187,19 @@ def cpu_seconds(process: subprocess.Popen[str]) -> float:
 Samples = dict[tuple[str, str], list[float]]
 
 
-async def measure(
-    servers: dict[str, tuple[subprocess.Popen[str], int]],
-) -> tuple[Samples, Samples]:
-    """Per round, for each call and server: wall and server CPU microseconds per call."""
+def stubs_and_calls(
+    ports: dict[str, int],
+) -> tuple[
+    list[Any], dict[str, Any], dict[str, Callable[[Any], Callable[[], Awaitable[Any]]]]
+]:
+    """A channel per server, a2a-sdk's generated stub on each, and the two calls."""
     import grpc.aio
     from a2a.types import a2a_pb2 as pb
     from a2a.types import a2a_pb2_grpc
 
     channels = {
         kind: grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        for kind, (_, port) in servers.items()
+        for kind, port in ports.items()
     }
     stubs = {kind: a2a_pb2_grpc.A2AServiceStub(ch) for kind, ch in channels.items()}
     get = pb.GetTaskRequest(id="task-123")
@@ -207,10 +218,23 @@ async def measure(
 
         return call
 
-    calls = {
-        "unary GetTask": unary,
-        "stream SendStreamingMessage (2 events)": streaming,
-    }
+    return (
+        list(channels.values()),
+        stubs,
+        {
+            "unary GetTask": unary,
+            "stream SendStreamingMessage (2 events)": streaming,
+        },
+    )
+
+
+async def measure(
+    servers: dict[str, tuple[subprocess.Popen[str], int]],
+) -> tuple[Samples, Samples]:
+    """Per round, for each call and server: wall and server CPU microseconds per call."""
+    channels, stubs, calls = stubs_and_calls(
+        {kind: port for kind, (_, port) in servers.items()}
+    )
     # Each server answers alike before anything is timed.
     for label, make in calls.items():
         answers = {kind: await make(stub)() for kind, stub in stubs.items()}
@@ -242,9 +266,62 @@ async def measure(
                     await call()
                 wall[label, kind].append((time.perf_counter() - begin) / n * 1e6)
                 cpu[label, kind].append((cpu_seconds(process) - used) / n * 1e6)
-    for channel in channels.values():
+    for channel in channels:
         await channel.close()
     return wall, cpu
+
+
+COUNTED_CALLS = 100
+WARM_UP_CALLS = 20
+
+
+async def counted_run(port: int, extra: str | None) -> None:
+    """The calls of one callgrind run: the warm-up of both calls, then
+    ``COUNTED_CALLS`` more of ``extra`` (None: nothing more)."""
+    channels, stubs, calls = stubs_and_calls({"counted": port})
+    stub = stubs["counted"]
+    for make in calls.values():
+        for _ in range(WARM_UP_CALLS):
+            await make(stub)()
+    if extra is not None:
+        call = calls[extra](stub)
+        for _ in range(COUNTED_CALLS):
+            await call()
+    await channels[0].close()
+
+
+def instructions(kind: str, server_cpu: set[int] | None) -> dict[str, float]:
+    """The instructions ``kind``'s server process executes per call of each call,
+    counted by callgrind (see the module docstring)."""
+    totals: dict[str | None, int] = {}
+    for extra in (None, *stubs_and_calls({})[2]):
+        pin = (
+            None
+            if server_cpu is None
+            else (lambda: os.sched_setaffinity(0, server_cpu))
+        )
+        process = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+            + [sys.executable, __file__, "--serve", kind],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=pin,
+        )
+        assert process.stdin and process.stdout and process.stderr
+        asyncio.run(counted_run(int(process.stdout.readline()), extra))
+        process.stdin.close()
+        found = re.search(r"Collected : (\d+)", process.stderr.read())
+        process.wait(60)
+        if found is None:
+            raise SystemExit(f"callgrind counted nothing for {kind}")
+        totals[extra] = int(found.group(1))
+    return {
+        label: (count - totals[None]) / COUNTED_CALLS
+        for label, count in totals.items()
+        if label is not None
+    }
 
 
 def main() -> None:
@@ -299,6 +376,22 @@ def main() -> None:
             f" (goal >= 1), {spent['sdk'] / spent['generated']:4.2f}x server CPU;"
             f" generated/floor = {medians['generated'] / medians['floor']:4.2f}x wall,"
             f" {spent['generated'] / spent['floor']:4.2f}x server CPU"
+        )
+    if shutil.which("valgrind") is None:
+        print("\n  (valgrind is not installed: no instruction counts)")
+        return
+    counts = {kind: instructions(kind, pinned and pinned[1]) for kind in SERVERS}
+    print(
+        f"\n  server instructions per call (callgrind, {COUNTED_CALLS} calls after a"
+        " warm-up; the same on every run of the same code)"
+    )
+    for label in counts["generated"]:
+        row = {kind: counts[kind][label] for kind in SERVERS}
+        print(
+            f"  {label}: generated {row['generated'] / 1e3:,.1f}k, a2a-sdk"
+            f" {row['sdk'] / 1e3:,.1f}k, floor {row['floor'] / 1e3:,.1f}k;"
+            f" sdk/generated = {row['sdk'] / row['generated']:5.3f}x (goal >= 1),"
+            f" generated/floor = {row['generated'] / row['floor']:5.3f}x"
         )
 
 
