@@ -217,6 +217,13 @@ _Shape = Union[int, tuple[int, str]]
 """A path's shape in the flat index: its segment count, with its custom verb if any."""
 
 
+def _wildcards(segments: tuple[str, ...]) -> tuple[bool, ...]:
+    """Where a template has ``*``: sorted by it, the templates of one shape come in
+    the order the walk reaches them (a literal before ``*`` at the first position
+    where two differ)."""
+    return tuple(segment == "*" for segment in segments)
+
+
 _ShapeMatch = Callable[[list[str], bool], "tuple[_Target, dict[str, str]] | None"]
 """The flat index's routes of one verb and shape, compiled: given a path's segments
 (its custom verb split off) and whether the path holds an escape, the target of the
@@ -290,19 +297,49 @@ def _route_not_found(
     return error
 
 
-def _shape_match(
-    routes: Sequence[tuple[tuple[tuple[int, str], ...], _Target]],
-) -> _ShapeMatch:
-    """One entry of the flat index compiled (see ``_compiling``): ``routes`` are the
-    (literal segments by position, target) of one verb and shape in the order they
-    are tried; a route with no literal takes every path left, so none after it is
-    written. A path with no escape gives its segments as the values."""
-    bound: dict[str, Any] = {"value": decode_segment, "values": RouteTable._params}
+def _path_values(target: _Target, segments: list[str], escaped: bool) -> dict[str, str]:
+    """The path's values of the route ``target`` for ``segments`` (``escaped``: the
+    path holds a ``%``)."""
+    singles = target.singles
+    if singles is None:
+        return RouteTable._params(target, segments)
+    if escaped:
+        return {name: decode_segment(segments[start]) for name, start in singles}
+    return {name: segments[start] for name, start in singles}
+
+
+_Literals = tuple[str, ...]
+_ShapeGroup = tuple[tuple[int, ...], Sequence[tuple[_Literals, _Target]]]
+"""The routes of one shape with literals at the same positions: the positions, and
+each route's literals there (no two alike) with its target."""
+
+
+def _shape_match(groups: Sequence[_ShapeGroup]) -> _ShapeMatch:
+    """One entry of the flat index compiled (see ``_compiling``): ``groups`` in the
+    order they are tried. A group of one route compares its literals and builds the
+    values at once; a larger one finds its route by its literals in a dict, so a
+    shape that many routes share costs one lookup, not one test per route. At most
+    one route of a group fits a path; a group with no literal takes every path left,
+    so none after it is written."""
+    bound: dict[str, Any] = {"value": decode_segment, "values": _path_values}
     body = ["def run(s, escaped):"]
-    for k, (literals, target) in enumerate(routes):
+    for k, (positions, routes) in enumerate(groups):
+        if len(routes) > 1:
+            bound[f"g{k}"] = {
+                literals[0] if len(positions) == 1 else literals: target
+                for literals, target in routes
+            }
+            key = ", ".join(f"s[{at}]" for at in positions)
+            body += [
+                f"    t = g{k}.get({key if len(positions) == 1 else f'({key},)'})",
+                "    if t is not None:",
+                "        return t, values(t, s, escaped)",
+            ]
+            continue
+        ((literals, target),) = routes
         bound[f"t{k}"] = target
         test = []
-        for j, (at, literal) in enumerate(literals):
+        for j, (at, literal) in enumerate(zip(positions, literals)):
             bound[f"l{k}_{j}"] = literal
             test.append(f"s[{at}] == l{k}_{j}")
         indent = "    "
@@ -310,7 +347,7 @@ def _shape_match(
             body.append(f"    if {' and '.join(test)}:")
             indent = "        "
         if target.singles is None:  # a variable of several segments
-            body.append(f"{indent}return t{k}, values(t{k}, s)")
+            body.append(f"{indent}return t{k}, values(t{k}, s, escaped)")
         elif not target.singles:
             body.append(f"{indent}return t{k}, {{}}")
         else:
@@ -450,11 +487,11 @@ class RouteTable:
     ) -> dict[str, dict[_Shape, _ShapeMatch]] | None:
         """Without ``**`` a path's segment count is its routes' length: per verb, then
         per (length, custom verb), the routes in the order the walk would reach them
-        (a literal before ``*`` at the first position where two differ), compiled
-        into one function that tries them in turn, so the first whose literals fit is
-        the walk's answer, without walking. None when some template has ``**`` or an
-        empty literal (then a path with an empty segment, which no ``*`` takes, could
-        still match: the walk decides)."""
+        (a literal before ``*`` at the first position where two differ), grouped by
+        where their literals are and compiled into one function (``_shape_match``),
+        so the first whose literals fit is the walk's answer, without walking. None
+        when some template has ``**`` or an empty literal (then a path with an empty
+        segment, which no ``*`` takes, could still match: the walk decides)."""
         if any("**" in p.segments or "" in p.segments for p in patterns):
             return None
         found: dict[str, dict[_Shape, dict[tuple[str, ...], _Target]]] = {}
@@ -467,24 +504,20 @@ class RouteTable:
             )
             by_shape = found.setdefault(target.route.verb, {}).setdefault(key, {})
             by_shape.setdefault(segments, target)  # first wins
-        return {
-            verb: {
-                key: _shape_match(
-                    [
-                        (
-                            tuple((i, s) for i, s in enumerate(segments) if s != "*"),
-                            target,
-                        )
-                        for segments, target in sorted(
-                            shapes.items(),
-                            key=lambda item: tuple(s == "*" for s in item[0]),
-                        )
-                    ]
+        compiled_shapes: dict[str, dict[_Shape, _ShapeMatch]] = {}
+        for verb, keys in found.items():
+            for key, shapes in keys.items():
+                groups: dict[tuple[int, ...], list[tuple[_Literals, _Target]]] = {}
+                for segments in sorted(shapes, key=_wildcards):  # stable: table order
+                    positions = tuple(i for i, s in enumerate(segments) if s != "*")
+                    literals = tuple(segments[i] for i in positions)
+                    groups.setdefault(positions, []).append(
+                        (literals, shapes[segments])
+                    )
+                compiled_shapes.setdefault(verb, {})[key] = _shape_match(
+                    list(groups.items())
                 )
-                for key, shapes in keys.items()
-            }
-            for verb, keys in found.items()
-        }
+        return compiled_shapes
 
     @staticmethod
     def _static_index(
@@ -621,12 +654,7 @@ class RouteTable:
         target = self._walk(segments, (custom_verb, verb), None)
         if target is None:
             return None
-        singles = target.singles
-        if singles is None:
-            return target, self._params(target, segments)
-        return target, {
-            name: decode_segment(segments[start]) for name, start in singles
-        }
+        return target, _path_values(target, segments, escaped)
 
     @staticmethod
     def _params(target: _Target, segments: list[str]) -> dict[str, str]:

@@ -462,6 +462,69 @@ def test_literals_and_names_reach_the_compiled_matcher_as_values() -> None:
     assert other is not None and other.params == {"tenant": "its(x)", "id": "b"}
 
 
+def test_many_routes_of_one_shape_are_found_by_their_literals() -> None:
+    """Routes sharing a shape and the places of their literals are found by a lookup
+    (the flat index's groups), with the walk's answers, and their values decoded."""
+    specs = [Spec(f"Get{i}", "GET", f"/v1/c{i}/{{id}}") for i in range(40)]
+    specs += [Spec(f"Name{i}", "GET", f"/v1/{{name=n{i}/*}}") for i in range(3)]
+    specs += [Spec(f"Pair{i}", "GET", f"/v{i}/x/{{id}}/y") for i in range(3)]
+    specs.append(Spec("Any", "GET", "/v1/{a}/{b}"))
+    flat = make_table(specs)
+    walked = make_table([*specs, Spec("Deep", "GET", "/z/**")])
+    paths = {
+        "/v1/c7/x%20y": ("Get7", {"id": "x y"}),
+        "/v1/c39/a": ("Get39", {"id": "a"}),
+        "/v1/n1/z": ("Name1", {"name": "n1/z"}),
+        "/v1/zz/q": ("Any", {"a": "zz", "b": "q"}),
+        "/v2/x/7/y": ("Pair2", {"id": "7"}),
+        "/v2/x/7/z": None,
+        "/v1/c40/a": ("Any", {"a": "c40", "b": "a"}),
+    }
+    for path, expected in paths.items():
+        for table in (flat, walked):
+            found = table.match("GET", path)
+            got = None if found is None else (found.route.rpc, found.params)
+            assert got == expected, (path, table is flat)
+
+
+class _Compared(str):
+    """A literal segment that counts the comparisons made with it."""
+
+    made = 0
+
+    def __eq__(self, other: object) -> bool:
+        type(self).made += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def test_a_shape_many_routes_share_costs_a_lookup_not_a_test_per_route() -> None:
+    """Matching does not grow with the table: 500 routes of one shape are not tried
+    one by one (each literal here counts the comparisons made with it)."""
+    parts = [
+        _route_parts(Spec(f"Get{i}", "GET", f"/v1/c{i}/{{id}}")) for i in range(500)
+    ]
+    patterns = [
+        pattern._replace(
+            segments=tuple(s if s == "*" else _Compared(s) for s in pattern.segments)
+        )
+        for _, pattern, _ in parts
+    ]
+    table = RouteTable(
+        [route for route, _, _ in parts],
+        patterns,
+        {},
+        query=QueryCodecs({}, {}, {}),
+        max_segments=3,
+    )
+    _Compared.made = 0
+    found = table.match("GET", "/v1/c499/x")
+    assert found is not None and found.route.rpc == "Get499"
+    assert found.params == {"id": "x"}
+    assert _Compared.made <= 4
+
+
 def test_route_table_needs_a_pattern_per_route() -> None:
     route, pattern, _ = _route_parts(Spec("A", "GET", "/a"))
     with pytest.raises(ValueError, match="exactly one pattern"):
