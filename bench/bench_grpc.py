@@ -30,10 +30,11 @@ client's own cost is in every wall row alike.
 
 Times on a shared machine spread by more than the binding's own share of a call, so
 where valgrind is installed the servers' work is also counted in instructions, which
-do not drift: each server runs under callgrind three times, answering the same
-warm-up calls and then nothing more, 100 more unary calls, or 100 more streams; the
-differences are its instructions per call (the binding, grpcio's Python and C, the
-interpreter), the same on every run of the same code.
+the machine's speed does not move: each server runs under callgrind three times,
+answering the same warm-up calls and then nothing more, 100 more unary calls, or 100
+more streams; the differences are its instructions per call (the binding, grpcio's
+Python and C, the interpreter). They still vary by a few per cent from run to run
+(grpc's threads poll on timers, the collector runs when it runs), far less than times.
 
 Numbers are printed, never asserted. About half a minute, two more with valgrind:
 
@@ -383,7 +384,7 @@ def main() -> None:
     counts = {kind: instructions(kind, pinned and pinned[1]) for kind in SERVERS}
     print(
         f"\n  server instructions per call (callgrind, {COUNTED_CALLS} calls after a"
-        " warm-up; the same on every run of the same code)"
+        " warm-up; a few per cent apart from run to run)"
     )
     for label in counts["generated"]:
         row = {kind: counts[kind][label] for kind in SERVERS}
