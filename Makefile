@@ -38,7 +38,8 @@ clean:
 # (bench.py); the binding alone, the generated ASGI app against a2a-sdk's routes and a
 # hand-written floor app, each over a trivial handler, in process and under uvicorn on
 # 127.0.0.1 (bench_serving.py, about 1.5 minutes); the gRPC binding against a2a-sdk's
-# GrpcHandler and a hand-written floor over loopback (bench_grpc.py, half a minute); the
+# GrpcHandler and a hand-written floor over loopback (bench_grpc.py, half a minute, and
+# two more for its instruction counts where valgrind is installed); the
 # gateway's cost per call against calling a2a-sdk's gRPC agent directly and a2a-sdk's
 # REST server over it (bench_gateway.py, about half a minute).
 bench: $(STAMP)
