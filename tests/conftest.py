@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
@@ -16,6 +17,7 @@ from google.protobuf.compiler import plugin_pb2
 
 from codegen.inputs import request_from_protos
 from codegen.plugin import generate
+from codegen.render import runtime_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO = ROOT / "proto"
@@ -140,3 +142,21 @@ def mypy_strict(
         cwd=cwd,
         env=env,
     )
+
+
+@cache
+def _runtime_source(module: str) -> str | None:
+    """The text of the runtime module ``module`` (a file name), if there is one."""
+    path = runtime_dir() / module
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def verbatim_header(name: str, content: str) -> str | None:
+    """The header above a generated file (named ``name``, of ``content``) that carries
+    a runtime module as it is; None for any other file. Black need not see such a file
+    once it has seen one of its package: the runtime is black-clean (checked in
+    test_generated_output) and the header is the package's."""
+    source = _runtime_source(Path(name).name) if Path(name).name[:1] == "_" else None
+    if source is None or not content.endswith(source):
+        return None
+    return content[: -len(source)]
