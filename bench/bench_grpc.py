@@ -62,6 +62,7 @@ sys.path[:0] = [str(ROOT / "generated"), str(ROOT), str(ROOT / "bench")]
 ROUNDS = 12
 BATCH_SECONDS = 0.2
 SERVERS = ("generated", "sdk", "floor")
+CALLS = ("unary GetTask", "stream SendStreamingMessage (2 events)")
 METADATA = (("a2a-version", "1.0"),)
 
 
@@ -219,14 +220,7 @@ def stubs_and_calls(
 
         return call
 
-    return (
-        list(channels.values()),
-        stubs,
-        {
-            "unary GetTask": unary,
-            "stream SendStreamingMessage (2 events)": streaming,
-        },
-    )
+    return list(channels.values()), stubs, dict(zip(CALLS, (unary, streaming)))
 
 
 async def measure(
@@ -295,7 +289,7 @@ def instructions(kind: str, server_cpu: set[int] | None) -> dict[str, float]:
     """The instructions ``kind``'s server process executes per call of each call,
     counted by callgrind (see the module docstring)."""
     totals: dict[str | None, int] = {}
-    for extra in (None, *stubs_and_calls({})[2]):
+    for extra in (None, *CALLS):
         pin = (
             None
             if server_cpu is None

@@ -153,10 +153,22 @@ def _runtime_source(module: str) -> str | None:
 
 def verbatim_header(name: str, content: str) -> str | None:
     """The header above a generated file (named ``name``, of ``content``) that carries
-    a runtime module as it is; None for any other file. Black need not see such a file
-    once it has seen one of its package: the runtime is black-clean (checked in
-    test_generated_output) and the header is the package's."""
+    a runtime module as it is; None for any other file."""
     source = _runtime_source(Path(name).name) if Path(name).name[:1] == "_" else None
     if source is None or not content.endswith(source):
         return None
     return content[: -len(source)]
+
+
+def black_has_seen(name: str, content: str, headers_seen: set[str]) -> bool:
+    """Whether black need not see this generated file: a runtime module as it is,
+    under a header already seen (recorded in ``headers_seen``, one set per package)
+    above another. The runtime is black-clean (checked in test_generated_output) and
+    the header is the package's, so black has seen all that could differ."""
+    header = verbatim_header(name, content)
+    if header is None:
+        return False
+    if header in headers_seen:
+        return True
+    headers_seen.add(header)
+    return False

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from codegen.plugin import generate
 
-from .conftest import PROTO, ROOT, compile_request, mypy_strict, verbatim_header
+from .conftest import PROTO, ROOT, black_has_seen, compile_request, mypy_strict
 from .test_layout import black_of
 
 HOSTILE = sorted((PROTO / "hostile").glob("*.proto"))
@@ -309,15 +309,10 @@ def settle(
     for file in response.file:
         if file.name.endswith(".py"):
             assert_safe_source(file.name, file.content)
-            header = verbatim_header(file.name, file.content)
-            if header is not None and header in headers_seen:
-                # The runtime as it is (black-clean: test_generated_output) under a
-                # header black already took above a runtime module's docstring.
+            if black_has_seen(file.name, file.content, headers_seen):
                 continue
             # laid out by codegen.layout, or by black for a line layout leaves to it
             assert black_of(file.content) == file.content, f"{file.name} is not black's"
-            if header is not None:
-                headers_seen.add(header)
     if imports:
         assert_imports_cleanly(root, packages)
     return packages
