@@ -41,12 +41,15 @@ clean:
 # GrpcHandler and a hand-written floor over loopback (bench_grpc.py, half a minute, and
 # two more for its instruction counts where valgrind is installed); the
 # gateway's cost per call against calling a2a-sdk's gRPC agent directly and a2a-sdk's
-# REST server over it (bench_gateway.py, about half a minute).
+# REST server over it (bench_gateway.py, about half a minute); one 4 MiB request through
+# the app and the gateway, and how long other clients wait meanwhile (bench_large.py,
+# half a minute).
 bench: $(STAMP)
 	$(PY) bench/bench.py
 	$(PY) bench/bench_serving.py
 	$(PY) bench/bench_grpc.py
 	$(PY) bench/bench_gateway.py
+	$(PY) bench/bench_large.py
 
 # Generation on hostile inputs (large comments, deep nesting, many rpcs): about 6 minutes.
 bench-hostile: $(STAMP)

@@ -16,7 +16,9 @@ One call, as the ASGI application serves the other two bindings:
 2. The request message decoded, turned into its ProtoJSON dict
    (``_proto.MessageReader``: what ``json_format.MessageToDict`` prints, read from the
    set fields for the plain kinds) and validated with the package's ``messages``
-   tables, which hand the handler the same canonical form as over HTTP.
+   tables, which hand the handler the same canonical form as over HTTP; a large
+   message on a worker thread, one over the binding's ``max_message_bytes`` not at
+   all (RESOURCE_EXHAUSTED).
 3. ``handler.<method>(request, CallContext)``: ``binding="grpc"``, ``tenant`` the
    request's tenant field, ``headers`` the invocation metadata (``-bin`` values read
    as ISO-8859-1), ``base_url`` ``""`` (a gRPC call names no URL).
@@ -79,16 +81,19 @@ from google.protobuf.message_factory import GetMessageClass
 
 from ._cancellation import DeadlineExceeded
 from ._errors import DOMAIN, ERROR_INFO_TYPE, A2AError
-from ._failure import BAD_REQUEST_TYPE, Failure, InvalidArgument, Unauthenticated
-from ._failure import Failures
+from ._failure import BAD_REQUEST_TYPE, Failure, InvalidArgument, Refusal
+from ._failure import Failures, Unauthenticated
+from ._jsonrpc import INVALID_REQUEST
 from ._params import NO_PARAMS, ServiceParams, VersionPolicy, read_service_params
-from ._proto import MessageBuilder, MessageReader, is_repeated
+from ._proto import LARGE_MESSAGE_BYTES, MessageBuilder, MessageReader, is_large
+from ._proto import is_repeated, off_loop
 from ._request import CallContext
 from ._status import RpcError
 from ._validate import Schema, ValidationError
 
 __all__ = [
     "Channel",
+    "DEFAULT_MAX_MESSAGE_BYTES",
     "GrpcBackend",
     "GrpcBinding",
     "GrpcMethod",
@@ -422,6 +427,12 @@ _SEEN_PARAMS = 64
 """How many distinct (version, extensions) metadata a binding keeps checked."""
 
 
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+"""The largest request message a binding reads unless told otherwise: grpc's own
+default receive limit, and the ASGI app's ``max_body_bytes``. A server whose
+``grpc.max_receive_message_length`` is higher still gets no larger request read."""
+
+
 class InvalidResponse(Exception):
     """A handler's answer that is not its response message."""
 
@@ -438,7 +449,12 @@ class GrpcBinding:
     package's ``messages.SCHEMA`` (None: requests reach the handler as decoded, and
     ``check_responses`` is not possible). ``handler`` has each rpc's method.
     ``supported_versions=None``: a service without the A2A profile (no version
-    check, no A2A ErrorInfo, ``CallContext.params`` ``NO_PARAMS``).
+    check, no A2A ErrorInfo, ``CallContext.params`` ``NO_PARAMS``). A request message
+    over ``max_message_bytes`` is refused RESOURCE_EXHAUSTED before it is read (what
+    one request may cost: reading and checking it takes about 0.3 us a value, and its
+    dict some 80 times its bytes at the densest); one over ``LARGE_MESSAGE_BYTES`` is
+    read and checked on a worker thread (``_proto.off_loop``), so that other calls go
+    on meanwhile.
     """
 
     def __init__(
@@ -452,6 +468,7 @@ class GrpcBinding:
         schema: Schema | None = None,
         check_responses: bool = False,
         expose_errors: bool = False,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         missing = sorted(
             method.attribute
@@ -476,6 +493,11 @@ class GrpcBinding:
             log, expose_errors=expose_errors, answered=(SystemExit,)
         )
         self.tenant_field = tenant_field
+        if max_message_bytes < 0:
+            raise ValueError("max_message_bytes must not be negative")
+        self.max_message_bytes = max_message_bytes
+        message = f"the request is larger than {max_message_bytes} bytes"
+        self._too_large = Failure(429, "RESOURCE_EXHAUSTED", message, INVALID_REQUEST)
         classes = _message_classes(pb2_module, services)
         self.services: dict[str, tuple[_Rpc, ...]] = {
             service.name: tuple(
@@ -514,13 +536,15 @@ class GrpcBinding:
 
     # -------------------------------------------------------------------- calls
 
-    def _request(
+    async def _request(
         self, rpc: _Rpc, raw: bytes, context: Context
     ) -> tuple[dict[str, Any], CallContext]:
         """The request in canonical form and its ``CallContext``: the version is
-        checked first, since it sets what the request means. A call with a deadline
-        has it in the headers as ``grpc-timeout`` (the time left), for a ``Backend``
-        behind the handler to pass on."""
+        checked first, since it sets what the request means; a message over
+        ``max_message_bytes`` is refused unread, and one over ``LARGE_MESSAGE_BYTES``
+        read on a worker thread. A call with a deadline has it in the headers as
+        ``grpc-timeout`` (the time left), for a ``Backend`` behind the handler to
+        pass on."""
         headers, versions, extensions = _metadata(context)
         remaining = context.time_remaining()
         if remaining is not None:
@@ -528,6 +552,21 @@ class GrpcBinding:
         params = NO_PARAMS
         if self._versions is not None:
             params = self._params(versions, extensions)
+        size = len(raw)
+        if size > self.max_message_bytes:
+            raise Refusal(self._too_large)
+        if size > LARGE_MESSAGE_BYTES:
+            request = await off_loop(self._read, rpc, raw)
+        else:
+            request = self._read(rpc, raw)
+        tenant = request.get(self.tenant_field) if self.tenant_field else None
+        context_of_call = CallContext(
+            tenant if isinstance(tenant, str) else "", "grpc", params, headers
+        )
+        return request, context_of_call
+
+    def _read(self, rpc: _Rpc, raw: bytes) -> dict[str, Any]:
+        """The request message in ``raw``, in canonical form."""
         try:
             request = self._reader.read(rpc.request_class.FromString(raw))
         except Exception as exc:  # DecodeError, or an Any of a type nobody knows
@@ -535,11 +574,7 @@ class GrpcBinding:
             raise InvalidArgument(text, [("", text)]) from None
         if rpc.validate is not None:
             request = rpc.validate(request)
-        tenant = request.get(self.tenant_field) if self.tenant_field else None
-        context_of_call = CallContext(
-            tenant if isinstance(tenant, str) else "", "grpc", params, headers
-        )
-        return request, context_of_call
+        return request
 
     def _params(
         self, versions: tuple[str, ...], extensions: tuple[str, ...]
@@ -588,7 +623,7 @@ class GrpcBinding:
     def _unary(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
         async def call(raw: bytes, context: Context) -> bytes:
             try:
-                request, call_context = self._request(rpc, raw, context)
+                request, call_context = await self._request(rpc, raw, context)
                 answer = await rpc.call(request, call_context)
                 return self._encode(rpc, answer, "returned")
             except BaseException as exc:  # _failure re-raises a real cancellation
@@ -602,7 +637,7 @@ class GrpcBinding:
     def _streaming(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
         async def call(raw: bytes, context: Context) -> AsyncIterator[bytes]:
             try:
-                request, call_context = self._request(rpc, raw, context)
+                request, call_context = await self._request(rpc, raw, context)
                 events = rpc.call(request, call_context)
                 if type(events) is not AsyncGeneratorType:  # the usual case, at once
                     if isinstance(events, Awaitable):  # ``async def`` returning one
@@ -835,6 +870,7 @@ class _RequiredDefaults:
 class _Remote(NamedTuple):
     path: str
     request_class: type[Message]
+    request_type: str
     response_class: type[Message]
     empty: bool  # answers google.protobuf.Empty: the handler's None
 
@@ -854,6 +890,12 @@ class GrpcBackend:
     served); a malformed one is ``InvalidArgument``. A failed call raises what
     ``error_of`` reads from it. Answers are ``MessageToDict``'s ProtoJSON with the
     REQUIRED fields it leaves out at their default put back (``_RequiredDefaults``).
+
+    Requests are built with the package's ``schema`` (``_proto.MessageBuilder``; None:
+    ``json_format.ParseDict``) and answers read by ``_proto.MessageReader``; a request
+    of more than ``LARGE_VALUE_ITEMS`` values or an answer of more than
+    ``LARGE_MESSAGE_BYTES`` is converted on a worker thread (``_proto.off_loop``), so
+    that one large message does not hold up the other calls on the loop.
     """
 
     def __init__(
@@ -865,6 +907,7 @@ class GrpcBackend:
         version: str | None,
         forward_headers: Iterable[str] = ("authorization",),
         timeout: float | None = None,
+        schema: Schema | None = None,
     ) -> None:
         self.channel = channel
         self.version = version
@@ -872,6 +915,8 @@ class GrpcBackend:
         self.timeout = timeout
         classes = _message_classes(pb2_module, services)
         self._required = _RequiredDefaults()
+        self._builder = MessageBuilder(schema) if schema is not None else None
+        self._reader = MessageReader()
         self._remotes: dict[str, _Remote] = {}
         for service in services:
             for method in service.methods:
@@ -879,6 +924,7 @@ class GrpcBackend:
                 self._remotes[method.rpc] = _Remote(
                     f"/{service.name}/{method.rpc}",
                     request_class,
+                    method.request_type,
                     response_class,
                     response_class.DESCRIPTOR.full_name == "google.protobuf.Empty",
                 )
@@ -912,17 +958,34 @@ class GrpcBackend:
         return min(timeouts, default=None)
 
     def _encode(self, remote: _Remote, request: Mapping[str, Any]) -> bytes:
-        message = remote.request_class()
-        json_format.ParseDict(dict(request), message)
+        if self._builder is not None:
+            message = self._builder.build(
+                remote.request_class, remote.request_type, request
+            )
+        else:
+            message = remote.request_class()
+            json_format.ParseDict(dict(request), message)
         encoded: bytes = message.SerializeToString()
         return encoded
 
     def _decode(self, remote: _Remote, raw: bytes) -> Any:
+        message = remote.response_class.FromString(raw)
+        answer = self._reader.read(message)
+        return self._required.fill(message.DESCRIPTOR, answer)
+
+    async def _sent(self, remote: _Remote, request: Mapping[str, Any]) -> bytes:
+        """``request`` as its message's bytes; a large one built off the loop."""
+        if is_large(request):
+            return await off_loop(self._encode, remote, request)
+        return self._encode(remote, request)
+
+    async def _answer(self, remote: _Remote, raw: bytes) -> Any:
+        """The answer dict of ``raw``; a large one read off the loop."""
         if remote.empty:
             return None
-        message = remote.response_class.FromString(raw)
-        answer = json_format.MessageToDict(message)
-        return self._required.fill(message.DESCRIPTOR, answer)
+        if len(raw) > LARGE_MESSAGE_BYTES:
+            return await off_loop(self._decode, remote, raw)
+        return self._decode(remote, raw)
 
     async def call(
         self, rpc: str, request: Mapping[str, Any], context: CallContext | None = None
@@ -932,15 +995,14 @@ class GrpcBackend:
         send: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = self.channel.unary_unary(
             remote.path
         )
+        sent = await self._sent(remote, request)
         try:
             raw = await send(
-                self._encode(remote, request),
-                metadata=self.metadata(context),
-                timeout=self.deadline(context),
+                sent, metadata=self.metadata(context), timeout=self.deadline(context)
             )
         except grpc.aio.AioRpcError as error:
             raise error_of(error, a2a=self.version is not None) from None
-        return self._decode(remote, raw)
+        return await self._answer(remote, raw)
 
     async def stream(
         self, rpc: str, request: Mapping[str, Any], context: CallContext | None = None
@@ -950,14 +1012,13 @@ class GrpcBackend:
         open_stream: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = (
             self.channel.unary_stream(remote.path)
         )
+        sent = await self._sent(remote, request)
         call = open_stream(
-            self._encode(remote, request),
-            metadata=self.metadata(context),
-            timeout=self.deadline(context),
+            sent, metadata=self.metadata(context), timeout=self.deadline(context)
         )
         try:
             async for raw in call:
-                yield self._decode(remote, raw)
+                yield await self._answer(remote, raw)
         except grpc.aio.AioRpcError as error:
             raise error_of(error, a2a=self.version is not None) from None
         finally:

@@ -30,10 +30,12 @@ that looks each field's rule up and branches on its kind.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import math
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar, cast
 
 from google.protobuf import duration_pb2, field_mask_pb2, json_format, struct_pb2
 from google.protobuf import timestamp_pb2
@@ -44,7 +46,18 @@ from ._compiling import compiled
 from ._validate import FieldRule, Schema
 from ._validate_fast import Target
 
-__all__ = ["MessageBuilder", "MessageReader", "is_repeated"]
+__all__ = [
+    "CONVERSION_THREADS",
+    "LARGE_MESSAGE_BYTES",
+    "LARGE_VALUE_ITEMS",
+    "MessageBuilder",
+    "MessageReader",
+    "is_large",
+    "is_repeated",
+    "off_loop",
+]
+
+T = TypeVar("T")
 
 
 class _Unsure(Exception):
@@ -485,3 +498,48 @@ class MessageReader:
             "<reading of one message type>", body, bound
         )
         return reading
+
+
+# --- large messages off the event loop ---------------------------------------------
+
+LARGE_MESSAGE_BYTES = 8 * 1024
+"""A serialized message longer than this is converted on a worker thread: at the
+densest (``parts`` of empty objects, two bytes each) reading it takes about 1 ms."""
+
+LARGE_VALUE_ITEMS = 4096
+"""A ProtoJSON value holding more values than this (object members and list elements,
+at any depth) is built on a worker thread: about 1 ms of building."""
+
+CONVERSION_THREADS = 2
+"""The worker threads large conversions share: at most this many large messages are
+held in both forms at once; the rest wait their turn, and small calls go on."""
+
+_WORKERS = ThreadPoolExecutor(CONVERSION_THREADS, thread_name_prefix="a2a-convert")
+"""Started on first use: a package that converts nothing large runs no thread."""
+
+
+def is_large(value: object, limit: int = LARGE_VALUE_ITEMS) -> bool:
+    """Whether ``value`` holds more than ``limit`` values (object members and list
+    elements, at any depth); counting stops as soon as it is known."""
+    left = limit
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is dict:
+            left -= len(item)
+            if left < 0:
+                return True
+            pending.extend(item.values())
+        elif type(item) is list:
+            left -= len(item)
+            if left < 0:
+                return True
+            pending.extend(item)
+    return False
+
+
+async def off_loop(convert: Callable[..., T], *args: Any) -> T:
+    """``convert(*args)`` on one of the ``CONVERSION_THREADS`` shared workers, while
+    the event loop serves other calls. A cancelled caller stops waiting; the
+    conversion itself runs to its end and its result is dropped."""
+    return await asyncio.get_running_loop().run_in_executor(_WORKERS, convert, *args)

@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Iterable
 
 from . import messages
 from ._grpc import (
+    DEFAULT_MAX_MESSAGE_BYTES,
     STATUS_DETAILS_KEY,
     Channel,
     GrpcBackend,
@@ -159,6 +160,7 @@ def add_to_server(
     validate: bool = True,
     check_responses: bool = False,
     expose_errors: bool = False,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> GrpcBinding:
     """Register every service on ``server`` (a ``grpc.aio.Server``, before it starts),
     each rpc answered by ``handler``.
@@ -169,7 +171,10 @@ def add_to_server(
     with a ``google.rpc.BadRequest`` otherwise); ``check_responses=True`` checks what
     the handler answers too (a bad answer is INTERNAL, logged). A handler's
     unexpected exception is INTERNAL ``"internal error"`` without its text unless
-    ``expose_errors`` is True; it is logged on ``<package>.grpc``. Raises
+    ``expose_errors`` is True; it is logged on ``<package>.grpc``. A request message
+    over ``max_message_bytes`` (default 4 MiB, grpc's own receive limit) is refused
+    RESOURCE_EXHAUSTED unread; a large one is read on a worker thread, so that other
+    calls go on meanwhile. Raises
     ``TypeError`` when the handler lacks a method, and ``ImportError`` or
     ``TypeError`` when ``PB2_MODULE`` cannot be imported or defines the services
     otherwise. Returns the registered binding.
@@ -183,6 +188,7 @@ def add_to_server(
         schema=messages.SCHEMA if validate else None,
         check_responses=check_responses,
         expose_errors=expose_errors,
+        max_message_bytes=max_message_bytes,
     )
     binding.add_to(server)
     return binding
@@ -202,6 +208,8 @@ class Backend:
     ``A2AError`` its ErrorInfo names, ``Unauthenticated``, ``InvalidArgument`` with
     the field violations, ``DeadlineExceeded``, else the ``RpcError`` of its status
     (see ``error_of``). Leaving a stream early cancels its call.
+    A request or an answer too large to convert in about a millisecond is converted
+    on a worker thread, so that other calls go on meanwhile.
     """
 
     def __init__(
@@ -218,6 +226,7 @@ class Backend:
             version=PROTOCOL_VERSION,
             forward_headers=forward_headers,
             timeout=timeout,
+            schema=messages.SCHEMA,
         )
 
     async def send_message(
