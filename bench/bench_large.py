@@ -8,7 +8,9 @@ holds about 1.4 million empty parts, the most values a body within the app's
 * app: the generated app alone over ``bench_serving.TrivialAgent`` (no hop);
 * gateway: the generated app in front of a2a-sdk's gRPC agent (``GrpcHandler`` over
   ``bench_serving.trivial_sdk_handler``, a process of its own), as
-  ``a2a-codegen gateway`` serves it.
+  ``a2a-codegen gateway`` serves it;
+* the generated gRPC binding over ``TrivialAgent``, sent one and then four requests of
+  4 MiB at once (two-byte empty parts: about 2.1 million).
 
 While the large request is under way a second client sends ``GET /tasks/task-123``
 one after another; the table gives, per server, the large request's time and the
@@ -50,16 +52,25 @@ def large_body() -> bytes:
     return body
 
 
-async def serve_agent() -> None:
+async def serve_agent(kind: str) -> None:
+    """a2a-sdk's gRPC agent (``agent``), or the generated gRPC binding over
+    ``TrivialAgent`` (``binding``)."""
     import grpc.aio
-    from a2a.server.request_handlers import GrpcHandler
-    from a2a.types import a2a_pb2_grpc
-    from bench_serving import trivial_sdk_handler
 
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", 2 * LIMIT)])
-    a2a_pb2_grpc.add_A2AServiceServicer_to_server(
-        GrpcHandler(trivial_sdk_handler()), server
-    )
+    if kind == "agent":
+        from a2a.server.request_handlers import GrpcHandler
+        from a2a.types import a2a_pb2_grpc
+        from bench_serving import trivial_sdk_handler
+
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(
+            GrpcHandler(trivial_sdk_handler()), server
+        )
+    else:
+        from a2a_binding import grpc_binding
+        from bench_serving import TrivialAgent
+
+        grpc_binding.add_to_server(TrivialAgent(), server)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     print(port, flush=True)
@@ -133,9 +144,50 @@ async def round_trip(base: str, body: bytes) -> tuple[float, list[float]]:
     return took, small
 
 
+async def grpc_round_trip(port: int, count: int) -> tuple[float, list[float]]:
+    """The seconds ``count`` concurrent SendMessage calls of ``LIMIT`` bytes (two-byte
+    empty parts) take over gRPC, and the seconds of each GetTask call meanwhile."""
+    import grpc.aio
+    from a2a.types import a2a_pb2 as pb
+    from a2a.types import a2a_pb2_grpc
+
+    parts = [pb.Part() for _ in range((LIMIT - 64) // 2)]
+    large = pb.SendMessageRequest(
+        message=pb.Message(message_id="m", role=pb.ROLE_USER, parts=parts)
+    )
+    assert large.ByteSize() <= LIMIT
+    metadata = (("a2a-version", "1.0"),)
+    small: list[float] = []
+    done = asyncio.Event()
+    options = [("grpc.max_send_message_length", 2 * LIMIT)]
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=options) as (
+        channel
+    ):
+        stub = a2a_pb2_grpc.A2AServiceStub(channel)
+        await stub.GetTask(pb.GetTaskRequest(id="task-123"), metadata=metadata)
+
+        async def poll() -> None:
+            while not done.is_set():
+                started = time.perf_counter()
+                await stub.GetTask(pb.GetTaskRequest(id="task-123"), metadata=metadata)
+                small.append(time.perf_counter() - started)
+
+        polling = asyncio.ensure_future(poll())
+        await asyncio.sleep(0.05)
+        started = time.perf_counter()
+        await asyncio.gather(
+            *(stub.SendMessage(large, metadata=metadata) for _ in range(count))
+        )
+        took = time.perf_counter() - started
+        done.set()
+        await polling
+    return took, small
+
+
 async def main(rounds: int) -> None:
     body = large_body()
     agent, agent_port = start("--serve", "agent")
+    binding, binding_port = start("--serve", "binding")
     servers = {
         "app": start("--serve", "app"),
         "gateway": start("--serve", "gateway", "--target", f"127.0.0.1:{agent_port}"),
@@ -151,18 +203,24 @@ async def main(rounds: int) -> None:
                     f"http://127.0.0.1:{servers[name][1]}", body
                 )
                 results[name].append((took, max(small), statistics.median(small)))
+            for count in (1, 4):
+                took, small = await grpc_round_trip(binding_port, count)
+                results.setdefault(f"gRPC binding, {count} at once", []).append(
+                    (took, max(small), statistics.median(small))
+                )
     finally:
-        for process, _ in (*servers.values(), (agent, 0)):
+        for process, _ in (*servers.values(), (agent, 0), (binding, 0)):
             assert process.stdin is not None
             process.stdin.close()
             process.terminate()
             process.wait(10)
     print(
         f"\none SendMessage of {len(body):,} bytes ({(len(body) - 60) // 3:,} empty"
-        f" parts) and GET /tasks/task-123 meanwhile; seconds, median of {rounds}"
-        " rounds (min-max)\n"
+        " parts) over HTTP+JSON and GET /tasks/task-123 meanwhile; over gRPC, one or"
+        f" four at once of {LIMIT:,} bytes ({(LIMIT - 64) // 2:,} empty parts) and"
+        f" GetTask meanwhile; seconds, median of {rounds} rounds (min-max)\n"
     )
-    print("| server | the large call | longest small call | median small call |")
+    print("| server | the large calls | longest small call | median small call |")
     print("|---|---|---|---|")
     for name, rows in results.items():
         cells = []
@@ -177,11 +235,11 @@ async def main(rounds: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--serve", choices=("agent", "app", "gateway"))
+    parser.add_argument("--serve", choices=("agent", "binding", "app", "gateway"))
     parser.add_argument("--target", default="")
     arguments = parser.parse_args()
-    if arguments.serve == "agent":
-        asyncio.run(serve_agent())
+    if arguments.serve in ("agent", "binding"):
+        asyncio.run(serve_agent(arguments.serve))
     elif arguments.serve:
         serve_http(arguments.serve, arguments.target)
     else:
