@@ -29,10 +29,10 @@ CreateTaskPushNotificationConfig body may be the whole request (``parent``,
 ``configId``, ``config``), which a2a-sdk's 0.3 clients send, as well as the ``config``
 the proto's rule names; a 0.3 configuration without ``blocking`` is non-blocking
 (proto3's default ``false``: 1.0 ``returnImmediately: true``), so a 1.0 request always
-goes with ``blocking`` said; a 0.3 ``historyLength`` of 0 is left unset; of 0.3's list
-of authentication schemes 1.0 keeps the first; 1.0's ``referenceTaskIds`` and
-CancelTask ``metadata`` have no place in the 0.3 proto and are dropped; a data part
-that is not an object goes to 0.3 as ``{"value": v}`` with
+goes with ``blocking`` said; a 0.3 ``historyLength`` of 0 (no limit) is left unset,
+1.0's "no limit"; of 0.3's list of authentication schemes 1.0 keeps the first; 1.0's
+``referenceTaskIds`` and CancelTask ``metadata`` have no place in the 0.3 proto and are
+dropped; a data part that is not an object goes to 0.3 as ``{"value": v}`` with
 ``metadata.data_part_compat: true``, as the JSON-RPC shapes do. ListTasks has no 0.3
 route: ``request_from_v1`` refuses it. The card is ``_v0_3_card``'s (a2a-sdk serves
 ``/v1/card`` in the 0.3 JSON-RPC form).
@@ -49,7 +49,7 @@ from typing import Any
 
 from ._v0_3 import final_update
 from ._v0_3_card import card_answer_from_v1, card_to_v1
-from ._v0_3_shapes import ShapeError, _copy, _items, _list, _object
+from ._v0_3_shapes import ShapeError, _copy, _items, _list, _object, _snake, _unset
 from ._v0_3_shapes import part_from_v1 as _shape_part_from_v1
 from ._v0_3_shapes import part_to_v1 as _shape_part_to_v1
 
@@ -103,10 +103,6 @@ _CONFIGS_PARENT = re.compile(r"tasks/([^/]+)(?:/pushNotificationConfigs)?")
 _CONFIG_NAME = re.compile(r"tasks/([^/]+)/pushNotificationConfigs/([^/]+)")
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), name)
-
-
 def _fields(
     value: object, where: str, names: tuple[str, ...], proto: Mapping[str, str] = {}
 ) -> Json:
@@ -127,12 +123,6 @@ def _fields(
             raise ShapeError(f"{where}.{name}", "given under two names")
         out[name] = item
     return out
-
-
-def _set(number: object) -> bool:
-    """Whether a 0.3 integer field is set: proto3 has no "unset" but 0, which
-    ProtoJSON may also write as ``"0"``."""
-    return number is not None and number not in (0, "0")
 
 
 def _enum(value: object, names: tuple[str, ...], where: str) -> str:
@@ -515,7 +505,7 @@ def _send_to_v1(request: object) -> Json:
             configuration["taskPushNotificationConfig"] = _config_to_v1(
                 given["pushNotification"], f"{where}.pushNotification"
             )
-        if _set(given.get("historyLength")):  # 0.3's 0 is "no limit"
+        if not _unset(given.get("historyLength")):  # 0.3's 0 is "no limit"
             configuration["historyLength"] = given["historyLength"]
         blocking = given.get("blocking", False)
         if not isinstance(blocking, bool):
@@ -530,7 +520,7 @@ def _send_to_v1(request: object) -> Json:
 def _get_task_to_v1(request: object) -> Json:
     value = _fields(request, "request", ("name", "historyLength"))
     out: Json = {"id": _task_id(value.get("name"), "name")}
-    if _set(value.get("historyLength")):
+    if not _unset(value.get("historyLength")):
         out["historyLength"] = value["historyLength"]
     return out
 
@@ -570,7 +560,7 @@ def _create_config_to_v1(request: object) -> Json:
 def _list_configs_to_v1(request: object) -> Json:
     value = _fields(request, "request", ("parent", "pageSize", "pageToken"))
     out: Json = {"taskId": _task_id(value.get("parent"), "parent")}
-    if _set(value.get("pageSize")):
+    if not _unset(value.get("pageSize")):
         out["pageSize"] = value["pageSize"]
     if value.get("pageToken"):
         out["pageToken"] = value["pageToken"]
