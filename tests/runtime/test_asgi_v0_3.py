@@ -619,6 +619,48 @@ def test_a_0_3_route_reads_ids_holding_a_slash(make: Any) -> None:
     assert store.calls[-1][:2] == ("GetTask", {"id": "a/b"})
 
 
+def test_a_0_3_route_decodes_ids_once(make: Any, a2a: ModuleType) -> None:
+    """An id in a 0.3 resource name is percent-decoded once: ``%2F`` is its ``/``,
+    ``%252F`` its ``%2F`` (as the package's own 0.3 client sends an id holding
+    ``%2F``), in every place a name is read."""
+    from tests.runtime.test_client_v0_3 import BASE, _binding
+
+    store = Store()
+    for task_id in ("a/b", "a%2Fb"):
+        store.tasks[task_id] = {
+            "id": task_id,
+            "contextId": "c",
+            "status": {"state": "TASK_STATE_WORKING"},
+        }
+    store.configs["p%2F1"] = {"taskId": "a%2Fb", "id": "p%2F1", "url": "https://h"}
+    app = make(store)
+    sent = _binding(a2a, "a2a_binding").prepare(  # type: ignore[call-overload]
+        "GetTask", {"id": "a%2Fb"}, base_url=BASE, version="0.3"
+    )
+    path = "/" + sent.url.removeprefix(BASE)
+    assert path == "/v1/tasks/a%252Fb"
+    for verb, path, rpc, request in (
+        ("GET", path, "GetTask", {"id": "a%2Fb"}),
+        ("GET", "/v1/tasks/a%2Fb", "GetTask", {"id": "a/b"}),
+        ("POST", "/v1/tasks/a%252Fb:cancel", "CancelTask", {"id": "a%2Fb"}),
+        (
+            "GET",
+            "/v1/tasks/a%252Fb/pushNotificationConfigs/p%252F1",
+            "GetTaskPushNotificationConfig",
+            {"taskId": "a%2Fb", "id": "p%2F1"},
+        ),
+        (
+            "GET",
+            "/v1/tasks/a%252Fb/pushNotificationConfigs",
+            "ListTaskPushNotificationConfigs",
+            {"taskId": "a%2Fb"},
+        ),
+    ):
+        answer = rest(app, verb, path, {} if verb == "POST" else None)
+        assert answer.status == 200, (path, answer.body)
+        assert store.calls[-1][:2] == (rpc, request), path
+
+
 def test_a_request_naming_1_0_reaches_the_1_0_routes_of_tenant_v1(make: Any) -> None:
     """``/v1/...`` is a 0.3 route and a 1.0 route of tenant ``v1``: naming 1.0 says
     which; a 0.3 route naming 1.0 is then a 1.0 request, a 1.0 route naming 0.3 is
