@@ -117,7 +117,7 @@ from ._media import (
 )
 from ._params import NO_PARAMS, VERSION_HEADER, Binding, ServiceParams, VersionPolicy
 from ._params import read_service_params
-from ._paths import Match, Route, tenant_of
+from ._paths import Match, tenant_of
 from ._profile import A2A, Profile
 from ._query import MAX_QUERY_PAIRS, QueryError, QueryInput, Unknown
 from ._request import (
@@ -215,7 +215,7 @@ class V0_3Side(Protocol):
     def error(self, error: dict[str, Any]) -> dict[str, Any]: ...
 
     def route_request(
-        self, route: Route, request: dict[str, Any]
+        self, found: Match, request: dict[str, Any]
     ) -> tuple[str, dict[str, Any]]: ...
 
     def route_answer(self, rpc: str, answer: dict[str, Any]) -> dict[str, Any]: ...
@@ -750,7 +750,7 @@ class A2AApplication:
             except ValueError as exc:  # a body the route does not take
                 raise InvalidArgument(str(exc), [("", str(exc))]) from None
             if side is not None:
-                rpc, request = side.route_request(route, request)
+                rpc, request = side.route_request(found, request)
             request = self._valid(rpc, request)
             context = self._context("http+json", params, request, scope, request_head)
             self._check(rpc, request)

@@ -122,6 +122,8 @@ class Match:
     params: dict[str, str]
     # Where the route ends in its table's tree, for ``RouteTable.request``.
     target: _Target | None = field(default=None, repr=False, compare=False)
+    # The path matched, as sent, for ``RouteTable.raw_params``.
+    raw_path: str = field(default="", repr=False, compare=False)
 
 
 QueryPairs = list[tuple[str, Union[str, int, float, bool, None]]]
@@ -672,7 +674,20 @@ class RouteTable:
         if found is None:
             return None
         target, params = found
-        return Match(target.route, params, target)
+        return Match(target.route, params, target, raw_path)
+
+    def raw_params(self, match: Match) -> dict[str, str]:
+        """The path values of a request ``match`` found as they were sent (still
+        percent-encoded), for a reader that decodes them itself: in ``params`` a
+        multi-segment value keeps ``%2F`` as sent and decodes the rest, so an escaped
+        ``/`` and an escaped ``%2F`` (``%252F``) read alike there. ``ValueError`` for
+        a ``Match`` that ``match`` did not make."""
+        target = match.target
+        split = split_path(match.raw_path, self.custom_verbs, self.max_segments)
+        if target is None or target.route is not match.route or split is None:
+            raise ValueError("the match was not made by RouteTable.match")
+        segments = split[0]
+        return {c.field: "/".join(segments[c.start : c.end]) for c in target.captures}
 
     def allowed_verbs(self, raw_path: str) -> frozenset[str]:
         """Every HTTP verb some route accepts for ``raw_path`` (for a 405 and its Allow

@@ -2,18 +2,20 @@
 ProtoJSON, both ways, for every request, response and stream event.
 
 Server side: ``request_to_v1`` turns a 0.3 request (as the ``v0_3`` route table's
-``transcode`` gives it: path, query and body in one dict) into the 1.0 rpc and request
-the handler serves; ``response_from_v1`` turns the handler's 1.0 answer or stream event
-back into the 0.3 body. Client side: ``request_from_v1`` and ``response_to_v1`` are the
-same conversions the other way. Errors are ``google.rpc.Status`` objects on both
-versions (``{"error": {code, status, message, details}}``, as a2a-sdk 1.3.0's 0.3 REST
-adapter writes them): nothing to convert.
+``transcode`` gives it: path, query and body in one dict, with the path's values as
+sent, ``RouteTable.raw_params``) into the 1.0 rpc and request the handler serves;
+``response_from_v1`` turns the handler's 1.0 answer or stream event back into the 0.3
+body. Client side: ``request_from_v1`` and ``response_to_v1`` are the same conversions
+the other way. Errors are ``google.rpc.Status`` objects on both versions (``{"error":
+{code, status, message, details}}``, as a2a-sdk 1.3.0's 0.3 REST adapter writes them):
+nothing to convert.
 
 What differs from 1.0 (the v0.3.0 proto): a message's parts are ``content``; a file part
 nests ``file`` with ``fileWithUri`` or ``fileWithBytes``, ``mimeType`` and ``name``; a data
 part nests its object under ``data.data``; ``TASK_STATE_CANCELLED`` is spelled with two
 L's; tasks and configs are named by resource names (``tasks/{id}``,
-``tasks/{id}/pushNotificationConfigs/{config}``); a push-notification config nests its
+``tasks/{id}/pushNotificationConfigs/{config}``; in a path each id is percent-encoded,
+an id's ``/`` sent as ``%2F``, and decoded once); a push-notification config nests its
 fields under ``pushNotificationConfig``; status updates carry ``final``. Input may use
 proto field names (``request``, ``msg``, ``update``, ``file_with_uri``...) as well as the
 json names, as ProtoJSON allows; output uses the json names (``message``).
@@ -25,10 +27,10 @@ CreateTaskPushNotificationConfig body may be the whole request (``parent``,
 ``configId``, ``config``), which a2a-sdk's 0.3 clients send, as well as the ``config``
 the proto's rule names; a 0.3 configuration without ``blocking`` is non-blocking
 (proto3's default ``false``: 1.0 ``returnImmediately: true``), so a 1.0 request always
-goes with ``blocking`` said; a 0.3 ``historyLength`` of 0 is left unset; of 0.3's list
-of authentication schemes 1.0 keeps the first; 1.0's ``referenceTaskIds`` and
-CancelTask ``metadata`` have no place in the 0.3 proto and are dropped; a data part
-that is not an object goes to 0.3 as ``{"value": v}`` with
+goes with ``blocking`` said; a 0.3 ``historyLength`` of 0 (no limit) is left unset,
+1.0's "no limit"; of 0.3's list of authentication schemes 1.0 keeps the first; 1.0's
+``referenceTaskIds`` and CancelTask ``metadata`` have no place in the 0.3 proto and are
+dropped; a data part that is not an object goes to 0.3 as ``{"value": v}`` with
 ``metadata.data_part_compat: true``, as the JSON-RPC shapes do. ListTasks has no 0.3
 route: ``request_from_v1`` refuses it. The card is ``_v0_3_card``'s (a2a-sdk serves
 ``/v1/card`` in the 0.3 JSON-RPC form).
@@ -42,10 +44,11 @@ import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
+from urllib.parse import unquote
 
 from ._v0_3 import final_update
 from ._v0_3_card import card_answer_from_v1, card_to_v1
-from ._v0_3_shapes import ShapeError, _copy, _items, _list, _object
+from ._v0_3_shapes import ShapeError, _copy, _items, _list, _object, _snake, _unset
 from ._v0_3_shapes import part_from_v1 as _shape_part_from_v1
 from ._v0_3_shapes import part_to_v1 as _shape_part_to_v1
 
@@ -99,10 +102,6 @@ _CONFIGS_PARENT = re.compile(r"tasks/([^/]+)(?:/pushNotificationConfigs)?")
 _CONFIG_NAME = re.compile(r"tasks/([^/]+)/pushNotificationConfigs/([^/]+)")
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), name)
-
-
 def _fields(
     value: object, where: str, names: tuple[str, ...], proto: Mapping[str, str] = {}
 ) -> Json:
@@ -123,12 +122,6 @@ def _fields(
             raise ShapeError(f"{where}.{name}", "given under two names")
         out[name] = item
     return out
-
-
-def _set(number: object) -> bool:
-    """Whether a 0.3 integer field is set: proto3 has no "unset" but 0, which
-    ProtoJSON may also write as ``"0"``."""
-    return number is not None and number not in (0, "0")
 
 
 def _enum(value: object, names: tuple[str, ...], where: str) -> str:
@@ -404,27 +397,28 @@ def stream_event_from_v1(event: Json, *, final: bool | None = None) -> Json:
 # Push-notification configs: 0.3 names them and nests the config; 1.0 is flat.
 
 
-_ESCAPED_SLASH = re.compile("%2F", re.IGNORECASE)
-
-
-def _id(segment: str) -> str:
-    """An id as its resource-name segment spells it: a ``/`` in it escaped as
-    ``%2F``, which a multi-segment path variable keeps as sent (google.api.http)."""
-    return _ESCAPED_SLASH.sub("/", segment)
+def _id(segment: str, sent: bool) -> str:
+    """The id a resource name's segment names; ``sent``: the name is a request's
+    path value as sent (percent-encoded), whose ids are decoded here, once: ``%2F``
+    is an id's ``/``, ``%252F`` its ``%2F``. A name in a body is not encoded."""
+    return unquote(segment) if sent and "%" in segment else segment
 
 
 def _task_id(name: object, where: str, pattern: re.Pattern[str] = _TASK_NAME) -> str:
+    """The task id of a request's path value ``name`` (as sent)."""
     match = pattern.fullmatch(_string(name, where))
     if match is None:
         raise ShapeError(where, "expected tasks/{id}")
-    return _id(match.group(1))
+    return _id(match.group(1), sent=True)
 
 
-def _config_ids(name: object, where: str) -> tuple[str, str]:
+def _config_ids(name: object, where: str, sent: bool = True) -> tuple[str, str]:
+    """The task and config ids of a config's resource name (``sent``: a request's
+    path value, as sent)."""
     match = _CONFIG_NAME.fullmatch(_string(name, where))
     if match is None:
         raise ShapeError(where, "expected tasks/{id}/pushNotificationConfigs/{id}")
-    return _id(match.group(1)), _id(match.group(2))
+    return _id(match.group(1), sent), _id(match.group(2), sent)
 
 
 def _config_to_v1(config: object, where: str) -> Json:
@@ -467,9 +461,9 @@ def push_config_to_v1(config: object, where: str = "config") -> Json:
     as a 1.0 one."""
     value = _fields(config, where, ("name", "pushNotificationConfig"))
     out: Json = {}
-    if "name" in value:
-        out["taskId"], config_id = _config_ids(value["name"], f"{where}.name")
-        out["id"] = config_id
+    if "name" in value:  # a body's name: not percent-encoded
+        ids = _config_ids(value["name"], f"{where}.name", sent=False)
+        out["taskId"], out["id"] = ids
     if "pushNotificationConfig" in value:
         out.update(
             _config_to_v1(
@@ -511,7 +505,7 @@ def _send_to_v1(request: object) -> Json:
             configuration["taskPushNotificationConfig"] = _config_to_v1(
                 given["pushNotification"], f"{where}.pushNotification"
             )
-        if _set(given.get("historyLength")):  # 0.3's 0 is "no limit"
+        if not _unset(given.get("historyLength")):  # 0.3's 0 is "no limit"
             configuration["historyLength"] = given["historyLength"]
         blocking = given.get("blocking", False)
         if not isinstance(blocking, bool):
@@ -526,7 +520,7 @@ def _send_to_v1(request: object) -> Json:
 def _get_task_to_v1(request: object) -> Json:
     value = _fields(request, "request", ("name", "historyLength"))
     out: Json = {"id": _task_id(value.get("name"), "name")}
-    if _set(value.get("historyLength")):
+    if not _unset(value.get("historyLength")):
         out["historyLength"] = value["historyLength"]
     return out
 
@@ -566,7 +560,7 @@ def _create_config_to_v1(request: object) -> Json:
 def _list_configs_to_v1(request: object) -> Json:
     value = _fields(request, "request", ("parent", "pageSize", "pageToken"))
     out: Json = {"taskId": _task_id(value.get("parent"), "parent")}
-    if _set(value.get("pageSize")):
+    if not _unset(value.get("pageSize")):
         out["pageSize"] = value["pageSize"]
     if value.get("pageToken"):
         out["pageToken"] = value["pageToken"]
@@ -597,9 +591,11 @@ def request_to_v1(v0_3_rpc: str, request: object) -> tuple[str, Json]:
 
     ``v0_3_rpc`` is the rpc of the ``v0_3`` route that matched (``route.rpc``:
     ``"TaskSubscription"``, ``"GetAgentCard"``...), ``request`` what its table
-    transcoded (path, query and body in one dict). Raises ``ShapeError`` naming the
-    field for a request of the wrong shape, ``KeyError`` for an rpc 0.3 does not have.
-    The result still goes through the 1.0 validation.
+    transcoded (path, query and body in one dict) with the path's values as sent
+    (``RouteTable.raw_params``: the resource names, whose ids are decoded here, once;
+    the transcoded ones have been decoded but for ``%2F``). Raises ``ShapeError``
+    naming the field for a request of the wrong shape, ``KeyError`` for an rpc 0.3
+    does not have. The result still goes through the 1.0 validation.
     """
     return V0_3_REST_RPCS[v0_3_rpc], _REQUESTS_TO_V1[v0_3_rpc](request)
 

@@ -5,10 +5,16 @@
 """The 0.3 JSON-RPC ``params`` of each method as the 1.0 request the handler serves, and
 the 1.0 answers (results, stream events, push-notification configs) as 0.3 results.
 
+Each 0.3 object is read as a2a-sdk 0.3 reads it: a field under its json name
+(``taskId``) or its Python name (``task_id``), the json name winning where both are
+given (``_v0_3_shapes._model``).
+
 Choices where the versions differ (a2a-sdk 1.3.0's ``compat.v0_3`` makes the same):
-``blocking`` is 1.0's ``returnImmediately`` negated; a 0.3 ``historyLength`` of 0 means
-no limit there and is left unset; a 0.3 push-notification config is nested under
-``pushNotificationConfig`` with its task beside it, a 1.0 one is flat with ``taskId``;
+``blocking`` is 1.0's ``returnImmediately`` negated; a 0.3 ``historyLength`` of 0
+(however JSON spells it: ``0``, ``"0"``) means no limit there and is left unset, 1.0's
+"no limit" (1.0's 0 asks for no messages); a 0.3 push-notification config is nested
+under ``pushNotificationConfig`` with its task beside it, a 1.0 one is flat with
+``taskId``;
 ``tasks/pushNotificationConfig/get`` without a config id asks for the task's config
 with no ``id``; of 0.3's list of authentication schemes 1.0 keeps the first.
 """
@@ -23,7 +29,8 @@ from ._v0_3 import V0_3_METHODS, V0_3_RPCS, error_code_to_v0_3, final_update
 from ._v0_3_card import card_answer_from_v1, card_to_v1
 from ._v0_3_shapes import (
     ShapeError,
-    _object,
+    _model,
+    _unset,
     artifact_update_from_v1,
     artifact_update_to_v1,
     message_from_v1,
@@ -62,11 +69,11 @@ _CONFIG_FIELDS = {"id": "id", "url": "url", "token": "token"}
 def push_config_to_v1(params: object, where: str = "params") -> Json:
     """A 0.3 ``TaskPushNotificationConfig`` (``taskId`` and the nested config) as a
     1.0 ``TaskPushNotificationConfig``."""
-    value = _object(params, where)
+    value = _model(params, where)
     out: Json = {}
     _copy(value, out, {"taskId": "taskId"})
     if value.get("pushNotificationConfig") is not None:
-        config = _object(
+        config = _model(
             value["pushNotificationConfig"], f"{where}.pushNotificationConfig"
         )
         out.update(_flat_config(config, f"{where}.pushNotificationConfig"))
@@ -77,7 +84,7 @@ def _flat_config(config: Json, where: str) -> Json:
     out: Json = {}
     _copy(config, out, _CONFIG_FIELDS)
     if config.get("authentication") is not None:
-        auth = _object(config["authentication"], f"{where}.authentication")
+        auth = _model(config["authentication"], f"{where}.authentication")
         converted: Json = {}
         schemes = auth.get("schemes", [])
         if not isinstance(schemes, list):
@@ -107,10 +114,10 @@ def _send(params: Json) -> Json:
     if "message" in params:
         out["message"] = message_to_v1(params["message"], "params.message")
     if params.get("configuration") is not None:
-        given = _object(params["configuration"], "params.configuration")
+        given = _model(params["configuration"], "params.configuration")
         configuration: Json = {}
         _copy(given, configuration, {"acceptedOutputModes": "acceptedOutputModes"})
-        if given.get("historyLength"):
+        if not _unset(given.get("historyLength")):  # 0.3's 0 is "no limit"
             configuration["historyLength"] = given["historyLength"]
         if given.get("blocking") is not None:
             blocking = given["blocking"]
@@ -120,7 +127,7 @@ def _send(params: Json) -> Json:
                 configuration["returnImmediately"] = True
         if given.get("pushNotificationConfig") is not None:
             where = "params.configuration.pushNotificationConfig"
-            pushed = _object(given["pushNotificationConfig"], where)
+            pushed = _model(given["pushNotificationConfig"], where)
             configuration["taskPushNotificationConfig"] = _flat_config(pushed, where)
         out["configuration"] = configuration
     if params.get("metadata"):
@@ -131,7 +138,7 @@ def _send(params: Json) -> Json:
 def _get(params: Json) -> Json:
     out: Json = {}
     _copy(params, out, {"id": "id"})
-    if params.get("historyLength"):
+    if not _unset(params.get("historyLength")):
         out["historyLength"] = params["historyLength"]
     return out
 
@@ -185,7 +192,8 @@ def rpc_of(method: str, params: object) -> str:
     method 0.3 does not have."""
     rpc = V0_3_METHODS[method].rpc
     if method == "tasks/pushNotificationConfig/get" and not (
-        isinstance(params, dict) and params.get("pushNotificationConfigId")
+        isinstance(params, dict)
+        and _model(params, "params").get("pushNotificationConfigId")
     ):
         return _LISTED
     return rpc
@@ -194,8 +202,8 @@ def rpc_of(method: str, params: object) -> str:
 def params_to_v1(method: str, params: object) -> tuple[str, Json]:
     """The 1.0 rpc (``rpc_of``) and request for a 0.3 ``method``'s ``params`` (absent
     params are ``{}``); ``KeyError`` for a method 0.3 does not have."""
-    value = _object({} if params is None else params, "params")
-    return rpc_of(method, params), _PARAMS[method](value)
+    value = _model({} if params is None else params, "params")
+    return rpc_of(method, value), _PARAMS[method](value)
 
 
 def stream_event_from_v1(event: Json, *, final: bool | None = None) -> Json:
@@ -320,7 +328,7 @@ def stream_event_to_v1(result: object, where: str = "result") -> Json:
     """Client side: a 0.3 event (a ``result`` of ``message/stream``,
     ``tasks/resubscribe``, or ``message/send``) as a 1.0 ``StreamResponse`` (``final``
     dropped)."""
-    value = _object(result, where)
+    value = _model(result, where)
     kind = value.get("kind")
     if kind == "task":
         return {"task": task_to_v1(value, where)}

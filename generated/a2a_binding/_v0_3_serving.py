@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ._failure import InvalidArgument
-from ._paths import Route
+from ._paths import Match
 from ._v0_3 import V0_3_STREAMING, is_v0_3_method
 from ._v0_3_card import card_for_both
 from ._v0_3_rest import request_to_v1 as rest_request_to_v1
@@ -87,11 +87,13 @@ class V0_3Serving:
         """A JSON-RPC error object in the codes 0.3 has."""
         return error_from_v1(error)
 
-    @staticmethod
-    def route_request(route: Route, request: Json) -> tuple[str, Json]:
-        """A 0.3 route's request (as its table transcoded it) as the 1.0 rpc and
-        request."""
-        return _converted(route.rpc, lambda: rest_request_to_v1(route.rpc, request))
+    def route_request(self, found: Match, request: Json) -> tuple[str, Json]:
+        """The request of a 0.3 route ``found`` (as its table transcoded it) as the
+        1.0 rpc and request: its path values as sent, whose ids the conversion
+        decodes once."""
+        sent = {**request, **self.routes.raw_params(found)}
+        rpc = found.route.rpc
+        return _converted(rpc, lambda: rest_request_to_v1(rpc, sent))
 
     @staticmethod
     def route_answer(rpc: str, answer: Json) -> Json:

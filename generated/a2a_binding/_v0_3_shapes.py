@@ -11,7 +11,10 @@ and roles in lower case, and nests a file part's content under ``file`` (``bytes
 ``uri``, ``mimeType``, ``name``); 1.0 ProtoJSON has ``raw``/``url``, ``mediaType``,
 ``filename`` on the part itself. The values are JSON as decoded (untrusted): a shape
 that is not what 0.3 (or 1.0) allows raises ``ShapeError`` naming the field, before
-anything reaches the handler.
+anything reaches the handler. A 0.3 object's fields are read under either spelling
+a2a-sdk 0.3 reads: the json name (``taskId``) or the Python one (``task_id``), which
+clients write when they dump a model without ``by_alias``; the json name wins where
+both are given (``_model``).
 
 Choices where the versions differ (the same as a2a-sdk 1.3.0's ``compat.v0_3``, so
 both peers read each other's answers alike):
@@ -25,6 +28,7 @@ both peers read each other's answers alike):
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ._v0_3 import role_from_v0_3
@@ -69,6 +73,64 @@ def _object(value: object, where: str) -> Json:
     return value
 
 
+def _snake(name: str) -> str:
+    """A json name's Python (and proto) spelling: ``taskId`` is ``task_id``."""
+    return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+
+
+# The 0.3 JSON-RPC fields whose json name is not their Python name, in every object a
+# request or an event holds (a2a-sdk 0.3.26's ``a2a.types``; a test compares).
+_TWO_WORD_FIELDS = (
+    "acceptedOutputModes",
+    "artifactId",
+    "contextId",
+    "historyLength",
+    "lastChunk",
+    "messageId",
+    "mimeType",
+    "pushNotificationConfig",
+    "pushNotificationConfigId",
+    "referenceTaskIds",
+    "taskId",
+)
+_JSON_NAMES = {_snake(name): name for name in _TWO_WORD_FIELDS}
+
+
+def _model(value: object, where: str) -> Json:
+    """A 0.3 JSON-RPC object (one of a2a-sdk 0.3's models: not free-form JSON such as
+    ``metadata`` or a data part's ``data``) with each field under its json name.
+
+    a2a-sdk 0.3 reads a field under its Python name too (``task_id``), which a client
+    dumping its models by Python name writes; where both are given the json name
+    wins, as there. An object holding no Python name, the usual case, is returned as
+    it is, found so by one set operation (this runs for every object of a request)."""
+    given = _object(value, where)
+    if _JSON_NAMES.keys().isdisjoint(given):
+        return given
+    out = {key: item for key, item in given.items() if key not in _JSON_NAMES}
+    for key, item in given.items():
+        name = _JSON_NAMES.get(key)
+        if name is not None:
+            out.setdefault(name, item)
+    return out
+
+
+_ZERO = re.compile(r"\s*[+-]?0+(?:\.0*)?\s*")
+
+
+def _unset(number: object) -> bool:
+    """Whether a 0.3 integer field (``historyLength``, ``pageSize``) sets no limit:
+    absent, ``null`` or 0, which 0.3 means so (proto3 has no unset but 0), however
+    JSON spells the 0: ``0``, ``0.0`` or a string (``"0"``; a2a-sdk 0.3.26 reads
+    ``" 0"``, ``"+0"``, ``"0.0"`` as 0 too). 1.0 says "no limit" by leaving the field
+    out (its 0 asks for none at all), so such a field is not converted."""
+    if number is None:
+        return True
+    if isinstance(number, str):
+        return _ZERO.fullmatch(number) is not None
+    return isinstance(number, (int, float)) and number == 0
+
+
 def _list(value: object, where: str) -> list[Any]:
     if not isinstance(value, list):
         raise ShapeError(where, "expected an array")
@@ -103,7 +165,7 @@ def _enum(convert: Any, value: object, where: str) -> str:
 
 def part_to_v1(part: object, where: str = "part") -> Json:
     """A 0.3 part as a 1.0 ``Part``."""
-    value = _object(part, where)
+    value = _model(part, where)
     kind = value.get("kind")
     out: Json = {}
     metadata = value.get("metadata")
@@ -118,7 +180,7 @@ def part_to_v1(part: object, where: str = "part") -> Json:
         else:
             out["data"] = _object(data, f"{where}.data")
     elif kind == "file":
-        file = _object(value.get("file"), f"{where}.file")
+        file = _model(value.get("file"), f"{where}.file")
         found = [(old, new) for old, new in _FILE_CONTENT if old in file]
         if len(found) != 1:
             raise ShapeError(f"{where}.file", "expected one of bytes or uri")
@@ -176,7 +238,7 @@ _MESSAGE_FIELDS = (
 
 def message_to_v1(message: object, where: str = "message") -> Json:
     """A 0.3 message as a 1.0 ``Message``."""
-    value = _object(message, where)
+    value = _model(message, where)
     _kind(value, "message", where)
     out: Json = {}
     _copy(value, out, _MESSAGE_FIELDS)
@@ -200,7 +262,7 @@ def message_from_v1(message: Json) -> Json:
 
 def status_to_v1(status: object, where: str = "status") -> Json:
     """A 0.3 task status as a 1.0 ``TaskStatus``."""
-    value = _object(status, where)
+    value = _model(status, where)
     out: Json = {}
     if "state" in value:
         out["state"] = _enum(task_state_from_v0_3, value["state"], f"{where}.state")
@@ -227,7 +289,7 @@ _ARTIFACT_FIELDS = ("artifactId", "name", "description", "metadata", "extensions
 
 def artifact_to_v1(artifact: object, where: str = "artifact") -> Json:
     """A 0.3 artifact as a 1.0 ``Artifact``."""
-    value = _object(artifact, where)
+    value = _model(artifact, where)
     out: Json = {}
     _copy(value, out, _ARTIFACT_FIELDS)
     if "parts" in value:
@@ -245,7 +307,7 @@ def artifact_from_v1(artifact: Json) -> Json:
 
 def task_to_v1(task: object, where: str = "task") -> Json:
     """A 0.3 task as a 1.0 ``Task``."""
-    value = _object(task, where)
+    value = _model(task, where)
     _kind(value, "task", where)
     out: Json = {}
     _copy(value, out, ("id", "contextId", "metadata"))
@@ -274,7 +336,7 @@ def task_from_v1(task: Json) -> Json:
 def status_update_to_v1(event: object, where: str = "statusUpdate") -> Json:
     """A 0.3 ``status-update`` event as a 1.0 ``TaskStatusUpdateEvent`` (``final``
     dropped: 1.0 ends the stream instead)."""
-    value = _object(event, where)
+    value = _model(event, where)
     _kind(value, "status-update", where)
     out: Json = {}
     _copy(value, out, ("taskId", "contextId", "metadata"))
@@ -300,7 +362,7 @@ _ARTIFACT_EVENT_FIELDS = ("taskId", "contextId", "append", "lastChunk", "metadat
 
 def artifact_update_to_v1(event: object, where: str = "artifactUpdate") -> Json:
     """A 0.3 ``artifact-update`` event as a 1.0 ``TaskArtifactUpdateEvent``."""
-    value = _object(event, where)
+    value = _model(event, where)
     _kind(value, "artifact-update", where)
     out: Json = {}
     _copy(value, out, _ARTIFACT_EVENT_FIELDS)

@@ -269,6 +269,69 @@ def test_push_configs_and_the_extended_card(make: Any) -> None:
     assert card["supportsAuthenticatedExtendedCard"] is True
 
 
+def test_params_in_python_names_reach_the_handler(make: Any) -> None:
+    """a2a-sdk 0.3 reads each field under its Python name too (``task_id``), as a
+    client dumping its models by Python name writes it: a follow-up message stays in
+    its task, a push config is registered, and a get asks for the config it names."""
+    store = Store()
+    app = make(store)
+    call(app, "message/send", {"message": MESSAGE_03})
+    follow_up = {
+        "kind": "message",
+        "message_id": "m-2",
+        "task_id": "t-1",
+        "context_id": "c-1",
+        "role": "user",
+        "parts": [{"kind": "text", "text": "and then"}],
+    }
+    call(app, "message/send", {"message": follow_up})
+    message = store.calls[-1][1]["message"]
+    assert (message["messageId"], message["taskId"], message["contextId"]) == (
+        "m-2",
+        "t-1",
+        "c-1",
+    )
+    for config_id in ("p-1", "p-2"):
+        pushed = {"id": config_id, "url": f"https://hook.test/{config_id}"}
+        params = {"task_id": "t-1", "push_notification_config": pushed}
+        call(app, "tasks/pushNotificationConfig/set", params)
+        assert store.calls[-1][1] == dict(pushed, taskId="t-1")
+    got = call(
+        app,
+        "tasks/pushNotificationConfig/get",
+        {"id": "t-1", "push_notification_config_id": "p-2"},
+    )
+    assert store.calls[-1][:2] == (
+        "GetTaskPushNotificationConfig",
+        {"taskId": "t-1", "id": "p-2"},
+    )
+    assert got["result"]["pushNotificationConfig"]["url"] == "https://hook.test/p-2"
+    configuration = {"accepted_output_modes": ["text/plain"], "history_length": 1}
+    call(app, "message/send", {"message": MESSAGE_03, "configuration": configuration})
+    assert store.calls[-1][1]["configuration"] == {
+        "acceptedOutputModes": ["text/plain"],
+        "historyLength": 1,
+    }
+
+
+def test_a_0_3_history_length_of_0_is_no_limit(make: Any) -> None:
+    """0.3's historyLength 0 (sent as ``"0"`` too) is "no limit", 1.0's field left
+    out; 1.0's 0 asks for no messages."""
+    store = Store()
+    app = make(store)
+    call(app, "message/send", {"message": MESSAGE_03})
+    for length in (0, "0"):
+        call(app, "tasks/get", {"id": "t-1", "historyLength": length})
+        assert store.calls[-1][1] == {"id": "t-1"}
+        configuration = {"historyLength": length, "blocking": True}
+        call(
+            app, "message/send", {"message": MESSAGE_03, "configuration": configuration}
+        )
+        assert store.calls[-1][1]["configuration"] == {}
+    call(app, "tasks/get", {"id": "t-1", "historyLength": "2"})
+    assert store.calls[-1][1] == {"id": "t-1", "historyLength": 2}
+
+
 def test_a_0_3_stream_says_final_on_its_last_status_update(make: Any) -> None:
     app = make(Store())
     answer = run(
@@ -554,6 +617,48 @@ def test_a_0_3_route_reads_ids_holding_a_slash(make: Any) -> None:
     answer = rest(app, "GET", "/v1/tasks/a%2Fb")
     assert answer.status == 200, answer.body
     assert store.calls[-1][:2] == ("GetTask", {"id": "a/b"})
+
+
+def test_a_0_3_route_decodes_ids_once(make: Any, a2a: ModuleType) -> None:
+    """An id in a 0.3 resource name is percent-decoded once: ``%2F`` is its ``/``,
+    ``%252F`` its ``%2F`` (as the package's own 0.3 client sends an id holding
+    ``%2F``), in every place a name is read."""
+    from tests.runtime.test_client_v0_3 import BASE, _binding
+
+    store = Store()
+    for task_id in ("a/b", "a%2Fb"):
+        store.tasks[task_id] = {
+            "id": task_id,
+            "contextId": "c",
+            "status": {"state": "TASK_STATE_WORKING"},
+        }
+    store.configs["p%2F1"] = {"taskId": "a%2Fb", "id": "p%2F1", "url": "https://h"}
+    app = make(store)
+    sent = _binding(a2a, "a2a_binding").prepare(  # type: ignore[call-overload]
+        "GetTask", {"id": "a%2Fb"}, base_url=BASE, version="0.3"
+    )
+    path = "/" + sent.url.removeprefix(BASE)
+    assert path == "/v1/tasks/a%252Fb"
+    for verb, path, rpc, request in (
+        ("GET", path, "GetTask", {"id": "a%2Fb"}),
+        ("GET", "/v1/tasks/a%2Fb", "GetTask", {"id": "a/b"}),
+        ("POST", "/v1/tasks/a%252Fb:cancel", "CancelTask", {"id": "a%2Fb"}),
+        (
+            "GET",
+            "/v1/tasks/a%252Fb/pushNotificationConfigs/p%252F1",
+            "GetTaskPushNotificationConfig",
+            {"taskId": "a%2Fb", "id": "p%2F1"},
+        ),
+        (
+            "GET",
+            "/v1/tasks/a%252Fb/pushNotificationConfigs",
+            "ListTaskPushNotificationConfigs",
+            {"taskId": "a%2Fb"},
+        ),
+    ):
+        answer = rest(app, verb, path, {} if verb == "POST" else None)
+        assert answer.status == 200, (path, answer.body)
+        assert store.calls[-1][:2] == (rpc, request), path
 
 
 def test_a_request_naming_1_0_reaches_the_1_0_routes_of_tenant_v1(make: Any) -> None:

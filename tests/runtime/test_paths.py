@@ -314,6 +314,41 @@ def test_match(
 
 
 @pytest.mark.parametrize(
+    ("verb", "path", "raw"),
+    [
+        # A multi-segment value's %2F and %252F read alike in params: not as sent.
+        (
+            "GET",
+            "/v1/shelves/s%2F1/books/b%252Fx%20y",
+            {"book.name": "shelves/s%2F1/books/b%252Fx%20y"},
+        ),
+        (
+            "DELETE",
+            "/v1/shelves/s/books/b%25:purge",
+            {"book.name": "shelves/s/books/b%25"},
+        ),
+        ("POST", "/t%2F1/tasks/a%3Ab:cancel", {"tenant": "t%2F1", "id": "a%3Ab"}),
+        ("GET", "/objects/a/b%2Fc/d", {"path": "a/b%2Fc/d"}),
+        ("GET", "/tasks", {}),
+    ],
+)
+def test_raw_params_are_the_path_values_as_sent(
+    table: RouteTable, verb: str, path: str, raw: dict[str, str]
+) -> None:
+    found = table.match(verb, path)
+    assert found is not None, path
+    assert table.raw_params(found) == raw
+    assert found.params.keys() == raw.keys()
+
+
+def test_raw_params_want_a_match_the_table_made(table: RouteTable) -> None:
+    found = table.match("GET", "/tasks/abc")
+    assert found is not None
+    with pytest.raises(ValueError, match="not made by RouteTable.match"):
+        table.raw_params(Match(found.route, found.params))
+
+
+@pytest.mark.parametrize(
     ("verb", "path", "allowed"),
     [
         ("GET", "/tasks/", set()),  # a variable never matches an empty segment

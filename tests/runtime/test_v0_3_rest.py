@@ -340,6 +340,31 @@ V1_REQUESTS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+def test_ids_in_resource_names_are_decoded_once(routes03: ModuleType) -> None:
+    """A request's path values as sent (``RouteTable.raw_params``) hold each id
+    percent-encoded, decoded here once; a name in a body is not encoded at all."""
+    for path, task_id in (
+        ("/v1/tasks/a%2Fb", "a/b"),
+        ("/v1/tasks/a%252Fb", "a%2Fb"),
+        ("/v1/tasks/100%25", "100%"),
+    ):
+        found = routes03.match("GET", path)
+        request = {**routes03.TABLE.request(found), **routes03.TABLE.raw_params(found)}
+        assert rest.request_to_v1(found.route.rpc, request) == (
+            "GetTask",
+            {"id": task_id},
+        )
+    named = {
+        "name": "tasks/a%2Fb/pushNotificationConfigs/p%25",
+        "pushNotificationConfig": {"url": "https://h"},
+    }
+    assert rest.response_to_v1("GetTaskPushNotificationConfig", named) == {
+        "taskId": "a%2Fb",
+        "id": "p%25",
+        "url": "https://h",
+    }
+
+
 @pytest.mark.parametrize(("rpc", "request_"), V1_REQUESTS)
 def test_client_requests_round_trip_through_the_0_3_routes(
     rpc: str, request_: dict[str, Any], routes03: ModuleType

@@ -358,3 +358,117 @@ def test_an_empty_authentication_is_left_out() -> None:
         "pushNotificationConfig": {"url": "u", "authentication": {}},
     }
     assert rpc.push_config_to_v1(config) == {"taskId": "t", "url": "u"}
+
+
+def _python_names(model: Any) -> Any:
+    """The params of a 0.3 request as a client writes them when it dumps the model by
+    Python names (``task_id``...; metadata and data parts kept as given)."""
+    return model.model_dump(mode="json", by_alias=False, exclude_none=True)["params"]
+
+
+@pytest.mark.parametrize(
+    ("model", "to_core", "method", "params"),
+    REQUESTS,
+    ids=[f"{r[2]}-{i}" for i, r in enumerate(REQUESTS)],
+)
+def test_params_in_python_names_as_a2a_sdk_reads_them(a2a, model, to_core, method, params) -> None:  # type: ignore[no-untyped-def]
+    typed = model.model_validate(
+        {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    )
+    sent = _python_names(typed)
+    # what a2a-sdk reads of the request sent so
+    read = model.model_validate(
+        {"jsonrpc": "2.0", "id": 1, "method": method, "params": sent}
+    )
+    assert read == typed
+    assert rpc.params_to_v1(method, sent) == rpc.params_to_v1(
+        method, _v0_3(typed)["params"]
+    )
+
+
+def test_every_python_name_is_read_at_every_depth() -> None:
+    typed = types.SendMessageRequest.model_validate(
+        {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": REQUESTS[0][3]}
+    )
+    sent = _python_names(typed)
+    text = repr(sent)
+    for name in ("message_id", "context_id", "task_id", "reference_task_ids"):
+        assert f"'{name}'" in text  # the case says each in its Python name
+    for name in ("mime_type", "accepted_output_modes", "push_notification_config"):
+        assert f"'{name}'" in text
+    assert rpc.params_to_v1("message/send", sent) == rpc.params_to_v1(
+        "message/send", _v0_3(typed)["params"]
+    )
+    core = MessageToDict(compat.to_core_send_message_request(typed))
+    assert rpc.params_to_v1("message/send", sent)[1] == core
+
+
+def test_the_json_name_wins_where_both_are_given() -> None:
+    params = {
+        "id": "t-1",
+        "pushNotificationConfigId": "p-json",
+        "push_notification_config_id": "p-python",
+    }
+    method = "tasks/pushNotificationConfig/get"
+    typed = types.GetTaskPushNotificationConfigRequest.model_validate(
+        {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    )
+    assert typed.params.push_notification_config_id == "p-json"  # a2a-sdk's reading
+    assert rpc.params_to_v1(method, params) == (
+        "GetTaskPushNotificationConfig",
+        {"taskId": "t-1", "id": "p-json"},
+    )
+    nested = {
+        "message": dict(MESSAGE, task_id="other", taskId="t-1"),
+        "configuration": {"history_length": 2, "historyLength": 5},
+    }
+    got = rpc.params_to_v1("message/send", nested)[1]
+    assert (got["message"]["taskId"], got["configuration"]["historyLength"]) == (
+        "t-1",
+        5,
+    )
+
+
+def test_a_get_naming_its_config_by_python_name_asks_for_that_config() -> None:
+    params = {"id": "t-1", "push_notification_config_id": "p-2"}
+    assert rpc.rpc_of("tasks/pushNotificationConfig/get", params) == (
+        "GetTaskPushNotificationConfig"
+    )
+    assert rpc.params_to_v1("tasks/pushNotificationConfig/get", params) == (
+        "GetTaskPushNotificationConfig",
+        {"taskId": "t-1", "id": "p-2"},
+    )
+
+
+@pytest.mark.parametrize(
+    "length", [0, "0", 0.0, False, " 0", "+0", "-0", "00", "0.0", None, 3, "3", 3.0]
+)
+def test_history_length_0_means_no_limit_however_it_is_spelled(
+    a2a: Any, length: Any
+) -> None:
+    """0.3 (a2a-sdk reads the number as pydantic does) means no limit by 0; 1.0 by
+    leaving the field out (its 0 asks for no messages): the 1.0 request is what
+    a2a-sdk 1.3.0's adapter makes of the same 0.3 request."""
+    get = {"id": "t-1", "historyLength": length}
+    send = {"message": MESSAGE, "configuration": {"historyLength": length}}
+    for model, to_core, method, params, where in (
+        (types.GetTaskRequest, compat.to_core_get_task_request, "tasks/get", get, ()),
+        (
+            types.SendMessageRequest,
+            compat.to_core_send_message_request,
+            "message/send",
+            send,
+            ("configuration",),
+        ),
+    ):
+        typed = model.model_validate(
+            {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+        )
+        core = to_core(typed)
+        name, ours = rpc.params_to_v1(method, params)
+        checked = a2a.messages.validate(core.DESCRIPTOR.full_name, ours)
+        for key in where:
+            checked, core = checked.get(key, {}), getattr(core, key)
+        assert checked.get("historyLength") == (
+            core.history_length if core.HasField("history_length") else None
+        ), (method, length)
