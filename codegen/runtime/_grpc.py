@@ -83,6 +83,7 @@ from ._failure import BAD_REQUEST_TYPE, Failure, InvalidArgument, Unauthenticate
 from ._failure import Failures
 from ._params import NO_PARAMS, ServiceParams, VersionPolicy, read_service_params
 from ._proto import MessageBuilder, MessageReader, is_repeated
+from ._quoting import excerpt
 from ._request import CallContext
 from ._status import RpcError
 from ._validate import Schema, ValidationError
@@ -317,8 +318,8 @@ def parse_timeout(value: str) -> float:
         unit not in _TIMEOUT_UNITS
     ):
         raise InvalidArgument(
-            f"the {TIMEOUT_KEY} header {value!r} is not a gRPC timeout (1 to 8 digits"
-            " and a unit, one of H M S m u n)"
+            f"the {TIMEOUT_KEY} header {excerpt(value)} is not a gRPC timeout"
+            " (1 to 8 digits and a unit, one of H M S m u n)"
         )
     return int(digits) * _TIMEOUT_UNITS[unit]
 

@@ -19,6 +19,8 @@ import json.encoder
 from collections.abc import Callable
 from typing import Any
 
+from ._quoting import excerpt
+
 __all__ = ["DuplicateKeys", "ExactNumber", "NotJson", "decode", "encode"]
 
 
@@ -84,7 +86,7 @@ def _finite(text: str) -> float:
     # could carry it back.
     number = float(text)
     if number in (float("inf"), float("-inf")):
-        raise ValueError(f"the number {text[:40]} is beyond a double")
+        raise ValueError(f"the number {excerpt(text, quoted=False)} is beyond a double")
     return number
 
 

@@ -459,6 +459,24 @@ def test_a_bad_timestamp_says_why() -> None:
     assert text.startswith("not a duration: invalid literal")
 
 
+def test_a_long_value_is_quoted_short() -> None:
+    long = "B" * 1000
+    assert violations({"shade": long}) == [
+        ("shade", f"'{'B' * 64}'... (1000 characters) is not a value of t.Shade")
+    ]
+    assert violations({"flt": long}) == [
+        ("flt", f"not a number: '{'B' * 64}'... (1000 characters)")
+    ]
+    offset = "+" + "1" * 1000
+    assert violations({"at": "1972-01-01T00:00:00" + offset}) == [
+        (
+            "at",
+            "not an RFC 3339 timestamp: time zone offset"
+            f" '+{'1' * 63}'... (1001 characters)",
+        )
+    ]
+
+
 def test_messages_lists_and_paths() -> None:
     assert paths({"leaf": {"name": "n", "child": {"name": 5}}}) == ["leaf.child.name"]
     assert paths({"leaves": [{"name": "a"}, {"name": "b", "child": []}]}) == [
