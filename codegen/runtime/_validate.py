@@ -46,7 +46,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
-from ._json import DuplicateKeys
+from ._json import DuplicateKeys, read_int
 from ._quoting import excerpt
 from ._validate_fast import Fallback, FastCheck, FieldPlan, Target, compile_message
 
@@ -284,7 +284,9 @@ def _timestamp_problem(value: str) -> str:
             colon = offset.find(":")
             if colon == -1:
                 return f"not an RFC 3339 timestamp: time zone offset {excerpt(offset)}"
-            shift = (int(offset[1:colon]) * 60 + int(offset[colon + 1 :])) * 60
+            shift = (
+                read_int(offset[1:colon]) * 60 + read_int(offset[colon + 1 :])
+            ) * 60
             seconds += -shift if offset[0] == "+" else shift
     except (ValueError, OverflowError) as exc:
         return f"not an RFC 3339 timestamp: {str(exc)[:80]}"
@@ -301,9 +303,9 @@ def _duration_problem(value: str) -> str:
     try:
         point = value.find(".")
         if point == -1:
-            seconds, nanos = int(value[:-1]), 0
+            seconds, nanos = read_int(value[:-1]), 0
         else:
-            seconds = int(value[:point])
+            seconds = read_int(value[:point])
             sign = "-0" if value[0] == "-" else "0"
             nanos = int(round(float(sign + value[point:-1]) * 1e9))
     except (ValueError, OverflowError) as exc:
