@@ -66,6 +66,7 @@ V0_3_MODULES = ("routes.py", "query.py", "messages.py")
 # The runtime every package carries verbatim (the tables' and the ASGI app's, which
 # serves any service), and what only A2A packages carry.
 RUNTIME = (
+    "_quoting.py",
     "_query.py",
     "_paths.py",
     "_json.py",

@@ -74,6 +74,7 @@ def test_protoc_writes_the_package_for_the_upstream_proto(tmp_path: Path) -> Non
         "a2a_binding/_paths.py",
         "a2a_binding/_profile.py",
         "a2a_binding/_query.py",
+        "a2a_binding/_quoting.py",
         "a2a_binding/_request.py",
         "a2a_binding/_responses.py",
         "a2a_binding/_sse.py",

@@ -120,6 +120,7 @@ from ._params import read_service_params
 from ._paths import Match, tenant_of
 from ._profile import A2A, Profile
 from ._query import MAX_QUERY_PAIRS, QueryError, QueryInput, Unknown
+from ._quoting import excerpt
 from ._request import (
     AsgiMessage,
     CallContext,
@@ -676,7 +677,7 @@ class A2AApplication:
         found = media_type(head.content_type)
         if found not in accepted:
             raise self.profile.unsupported_content_type(
-                f"Content-Type {found!r} is not supported here "
+                f"Content-Type {excerpt(found)} is not supported here "
                 f"(accepted: {', '.join(sorted(accepted))})"
             )
 

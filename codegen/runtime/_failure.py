@@ -33,6 +33,7 @@ from ._jsonrpc import (
     JsonRpcError,
 )
 from ._query import QueryError
+from ._quoting import excerpt
 from ._status import RpcError, jsonrpc_code
 from ._validate import ValidationError
 
@@ -189,13 +190,14 @@ def not_found(verb: str, path: str, allowed: Iterable[str]) -> Failure:
     """404 NOT_FOUND when no verb is ``allowed`` for ``path``, else 405 with
     ``Allow``."""
     verbs = sorted(allowed)
+    where = f"{verb} {excerpt(path, quoted=False)}"
     if not verbs:
-        return Failure(404, "NOT_FOUND", f"{verb} {path}: no route has this path", 0)
+        return Failure(404, "NOT_FOUND", f"{where}: no route has this path", 0)
     allow = ", ".join(verbs)
     return Failure(
         405,
         "UNIMPLEMENTED",
-        f"{verb} {path}: {verb} is not allowed here (allowed: {allow})",
+        f"{where}: {verb} is not allowed here (allowed: {allow})",
         0,
         headers=(("Allow", allow),),
     )
@@ -224,7 +226,7 @@ def failure_of(exc: BaseException) -> Failure | None:
             list(details) if details else None,
         )
     if isinstance(exc, QueryError):
-        return bad_request(str(exc), [(exc.field, f"{exc.reason} (got {exc.value!r})")])
+        return bad_request(str(exc), [(exc.field, exc.description)])
     if isinstance(exc, (InvalidArgument, ValidationError)):
         return bad_request(exc.message, exc.violations)
     if isinstance(exc, Unauthenticated):

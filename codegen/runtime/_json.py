@@ -4,18 +4,22 @@ The encoder writes compact UTF-8 JSON and refuses what JSON cannot carry (NaN an
 infinities, which ProtoJSON writes as strings); a lone surrogate, as a client's JSON
 ``"\\ud800"`` escape decodes, goes out as that escape, since UTF-8 cannot carry it. The
 decoder reads one JSON document and refuses with :class:`NotJson` what is not one (bytes
-that are not UTF-8, ``NaN`` and ``Infinity``, a number beyond a double, nesting too deep
-for the parser).
+that are not UTF-8, ``NaN`` and ``Infinity``, a number beyond a double, an integer of
+more digits than Python converts, nesting too deep for the parser).
 """
 
 from __future__ import annotations
 
 import json
 import json.encoder
+import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["DuplicateKeys", "ExactNumber", "NotJson", "decode", "encode"]
+from ._quoting import excerpt
+
+__all__ = ["DuplicateKeys", "ExactNumber", "NotJson", "decode", "encode", "read_int"]
 
 
 def _type_error(value: object) -> Any:
@@ -80,12 +84,64 @@ def _finite(text: str) -> float:
     # could carry it back.
     number = float(text)
     if number in (float("inf"), float("-inf")):
-        raise ValueError(f"the number {text[:40]} is beyond a double")
+        raise NotJson(f"the number {excerpt(text, quoted=False)} is beyond a double")
     return number
 
 
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise NotJson(f"{name} is not JSON")
+
+
+def _digit_limit() -> int:
+    """The most digits ``int()`` converts (``sys.set_int_max_str_digits``); 0 for
+    no limit, as on the Pythons before it."""
+    limit: int = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    return limit
+
+
+def _too_long(digits: int, limit: int) -> str:
+    return (
+        f"an integer of {digits} digits is longer than the {limit} digits"
+        " the reader accepts"
+    )
+
+
+def read_int(text: str) -> int:
+    """``int(text)``, for text a client sent: a ``ValueError`` saying so when it has
+    more digits than Python converts, in place of Python's advice to raise the limit."""
+    try:
+        return int(text)
+    except ValueError:
+        limit = _digit_limit()
+        digits = sum(map(str.isdecimal, text))
+        if limit and digits > limit:
+            raise ValueError(_too_long(digits, limit)) from None
+        raise
+
+
+# A JSON string, or a JSON number with its parts (the json module's NUMBER_RE): what
+# ``_long_integer`` walks to find a number, never looking inside a string.
+_TOKEN = re.compile(
+    r'"(?:[^"\\]|\\.)*"|(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?', re.S
+)
+
+
+def _long_integer(payload: str) -> NotJson:
+    """The error for the first integer of ``payload`` with more digits than ``int()``
+    converts, at its position, as the decoder's own errors give one.
+
+    Called when the scanner failed converting an integer: the document is JSON up to
+    that integer, so its strings and numbers are where ``_TOKEN`` finds them."""
+    limit = _digit_limit()
+    for token in _TOKEN.finditer(payload):
+        integer, fraction, exponent = token.groups()
+        if integer is None or fraction or exponent:
+            continue  # a string, or a number read as a float (no limit)
+        digits = len(integer) - integer.startswith("-")
+        if digits > limit:
+            message = _too_long(digits, limit)
+            return NotJson(str(json.JSONDecodeError(message, payload, token.start())))
+    return NotJson(f"an integer is longer than the {limit} digits the reader accepts")
 
 
 class DuplicateKeys(dict):  # type: ignore[type-arg]
@@ -172,5 +228,9 @@ def decode(
         ) from None
     except RecursionError:
         raise NotJson("the JSON is nested too deeply") from None
-    except ValueError as exc:
+    except NotJson:
+        raise
+    except json.JSONDecodeError as exc:
         raise NotJson(str(exc)) from None
+    except ValueError:  # int() refused an integer's digits
+        raise _long_integer(payload) from None

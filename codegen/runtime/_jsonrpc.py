@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 from ._json import DuplicateKeys, ExactNumber, NotJson, decode, encode
 from ._paths import Route, decode_segment, well_formed
+from ._quoting import excerpt
 from ._sse import sse_frame
 
 __all__ = [
@@ -163,7 +164,7 @@ class JsonRpcBinding:
             )
         # From here on the id could be read, so every error answers it (JSON-RPC 2.0 §5).
         if isinstance(envelope, DuplicateKeys):
-            named = ", ".join(repr(key) for key in envelope.duplicates)
+            named = excerpt(", ".join(map(repr, envelope.duplicates)), quoted=False)
             raise JsonRpcError(
                 INVALID_REQUEST,
                 f"Invalid Request: {named} given twice in the request object",
@@ -192,7 +193,9 @@ class JsonRpcBinding:
         found = self.methods.get(method)
         if found is None:
             raise JsonRpcError(
-                METHOD_NOT_FOUND, f"Method not found: {method}", id=request_id
+                METHOD_NOT_FOUND,
+                f"Method not found: {excerpt(method, quoted=False)}",
+                id=request_id,
             )
         if isinstance(params, list):
             raise JsonRpcError(
@@ -206,8 +209,8 @@ class JsonRpcBinding:
             if given and given != tenant:
                 raise JsonRpcError(
                     INVALID_PARAMS,
-                    f"Invalid params: {self.tenant_field} {given!r} differs from the "
-                    f"endpoint's tenant {tenant!r}",
+                    f"Invalid params: {self.tenant_field} {excerpt(given)} differs "
+                    f"from the endpoint's tenant {excerpt(tenant)}",
                     id=request_id,
                 )
             params[self.tenant_field] = tenant

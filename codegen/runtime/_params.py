@@ -22,6 +22,7 @@ from ._headers import (
     unique,
 )
 from ._media import HTTP_JSON_CONTENT_TYPE, JSONRPC_CONTENT_TYPE
+from ._quoting import excerpt
 
 __all__ = [
     "Binding",
@@ -128,7 +129,8 @@ def read_service_params(
     if len(versions) > 1:
         raise A2AError(
             "VersionNotSupportedError",
-            f"{VERSION_HEADER} {source} names several versions: {', '.join(versions)}",
+            f"{VERSION_HEADER} {source} names several versions: "
+            f"{excerpt(', '.join(versions), quoted=False)}",
             metadata={"requestedVersion": ", ".join(versions)},
         )
     if not versions:
@@ -189,7 +191,7 @@ class SupportedVersions:
         listed = ", ".join(self.names)
         raise A2AError(
             "VersionNotSupportedError",
-            f"{VERSION_HEADER} {version!r} is not supported"
+            f"{VERSION_HEADER} {excerpt(version)} is not supported"
             f" (supported: {listed or 'none'}){note}",
             metadata={"requestedVersion": version, "supportedVersions": listed},
         )

@@ -22,6 +22,8 @@ from functools import partial
 from typing import Any, Literal, NamedTuple, Union
 from urllib.parse import unquote
 
+from ._quoting import excerpt
+
 __all__ = [
     "MAX_QUERY_PAIRS",
     "PARSERS",
@@ -46,14 +48,17 @@ class QueryError(ValueError):
     """A query (or path) parameter that cannot be read.
 
     ``field`` is the json name of the field (or the parameter as sent, when it names
-    none), ``value`` the text received, ``reason`` what is wrong with it.
+    none), ``value`` the text received, ``reason`` what is wrong with it. The message
+    quotes an excerpt of ``value`` (see ``_quoting``).
     """
 
     def __init__(self, field: str, value: str, reason: str) -> None:
-        super().__init__(f"{field}: {reason} (got {value!r})")
         self.field = field
         self.value = value
         self.reason = reason
+        # What is wrong, the value quoted: the field violation's text.
+        self.description = f"{reason} (got {excerpt(value)})"
+        super().__init__(f"{field}: {self.description}")
 
     def to_bad_request(self) -> dict[str, Any]:
         """The error as a ``google.rpc.BadRequest`` detail for a ``google.rpc.Status``."""
@@ -62,7 +67,7 @@ class QueryError(ValueError):
             "fieldViolations": [
                 {
                     "field": self.field,
-                    "description": f"{self.reason} (got {self.value!r})",
+                    "description": self.description,
                 }
             ],
         }
@@ -125,11 +130,11 @@ def query_pairs(
             query = query.decode("utf-8")
         except UnicodeDecodeError:
             raise QueryError(
-                "", repr(query[:40]), "query string is not valid UTF-8"
+                "", repr(query), "query string is not valid UTF-8"
             ) from None
     parts = query.split("&", max_pairs)
     if len(parts) > max_pairs:
-        raise QueryError("", query[:40], f"more than {max_pairs} query parameters")
+        raise QueryError("", query, f"more than {max_pairs} query parameters")
     # Empty parts ("a=1&&b=2") are no pairs.
     if len(parts) > 1:
         pairs = [part.partition("=") for part in parts if part]
@@ -154,9 +159,7 @@ def _given_pairs(
             or not isinstance(pair[0], str)
             or not isinstance(pair[1], str)
         ):
-            raise QueryError(
-                "", repr(pair)[:40], "query pairs must be (str, str) tuples"
-            )
+            raise QueryError("", repr(pair), "query pairs must be (str, str) tuples")
         decoded.append((pair[0], "=", pair[1]))
     return decoded
 
@@ -365,7 +368,7 @@ def _as_text(field: str, value: object) -> str:
         if math.isinf(value):
             return "Infinity" if value > 0 else "-Infinity"
         return repr(value)
-    raise QueryError(field, repr(value)[:40], "cannot be written in a query string")
+    raise QueryError(field, repr(value), "cannot be written in a query string")
 
 
 def _written(value: object) -> str:
@@ -594,7 +597,7 @@ class QueryCodecs:
                 raise QueryError(
                     field,
                     text,
-                    f"given twice with different values ({target[key]!r} first)",
+                    f"given twice with different values ({excerpt(target[key])} first)",
                 )
         for oneof, members in table.oneofs:
             present = [

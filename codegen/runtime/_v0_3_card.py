@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._quoting import excerpt
 from ._v0_3_shapes import ShapeError, _list, _object
 
 __all__ = ["card_answer_from_v1", "card_for_both", "card_from_v1", "card_to_v1"]
@@ -178,7 +179,9 @@ def _scheme_to_v1(scheme: object, where: str) -> Json:
     kind = value["type"]
     names = dict(_SCHEME_TYPES)
     if not isinstance(kind, str) or kind not in names:
-        raise ShapeError(f"{where}.type", f"no such security scheme type {kind!r}")
+        raise ShapeError(
+            f"{where}.type", f"no such security scheme type {excerpt(kind)}"
+        )
     out: Json = {}
     _copy(value, out, ("description",))
     if kind == "apiKey":

@@ -46,6 +46,7 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import unquote
 
+from ._quoting import excerpt
 from ._v0_3 import final_update
 from ._v0_3_card import card_answer_from_v1, card_to_v1
 from ._v0_3_shapes import ShapeError, _copy, _items, _list, _object, _snake, _unset
@@ -131,7 +132,7 @@ def _enum(value: object, names: tuple[str, ...], where: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         if 0 <= value < len(names):
             return names[value]
-    raise ShapeError(where, f"no such value {value!r}")
+    raise ShapeError(where, f"no such value {excerpt(value)}")
 
 
 def _string(value: object, where: str) -> str:

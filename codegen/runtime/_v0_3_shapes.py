@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._quoting import excerpt
 from ._v0_3 import role_from_v0_3
 from ._v0_3 import task_state_from_v0_3, task_state_to_v0_3
 
@@ -142,7 +143,7 @@ def _items(convert: Any, value: object, where: str) -> list[Json]:
 def _kind(value: Json, expected: str, where: str) -> None:
     kind = value.get("kind", expected)
     if kind != expected:
-        raise ShapeError(f"{where}.kind", f"expected {expected!r}, not {kind!r}")
+        raise ShapeError(f"{where}.kind", f"expected {expected!r}, not {excerpt(kind)}")
 
 
 def _copy(source: Json, target: Json, names: tuple[str, ...]) -> None:
@@ -155,7 +156,7 @@ def _enum(convert: Any, value: object, where: str) -> str:
     try:
         result: str = convert(value)
     except (KeyError, TypeError):  # TypeError: an unhashable value
-        raise ShapeError(where, f"no such value {value!r}") from None
+        raise ShapeError(where, f"no such value {excerpt(value)}") from None
     return result
 
 
@@ -187,7 +188,9 @@ def part_to_v1(part: object, where: str = "part") -> Json:
         if file.get("name") is not None:
             out["filename"] = file["name"]
     else:
-        raise ShapeError(f"{where}.kind", f"expected text, file or data, not {kind!r}")
+        raise ShapeError(
+            f"{where}.kind", f"expected text, file or data, not {excerpt(kind)}"
+        )
     if metadata is not None:
         out["metadata"] = metadata
     return out

@@ -91,6 +91,7 @@ from ._jsonrpc import INVALID_REQUEST
 from ._params import NO_PARAMS, ServiceParams, VersionPolicy, read_service_params
 from ._proto import LARGE_MESSAGE_BYTES, MessageBuilder, MessageReader, is_large
 from ._proto import is_repeated, off_loop
+from ._quoting import excerpt
 from ._request import CallContext
 from ._status import RpcError
 from ._validate import Schema, ValidationError
@@ -326,8 +327,8 @@ def parse_timeout(value: str) -> float:
         unit not in _TIMEOUT_UNITS
     ):
         raise InvalidArgument(
-            f"the {TIMEOUT_KEY} header {value!r} is not a gRPC timeout (1 to 8 digits"
-            " and a unit, one of H M S m u n)"
+            f"the {TIMEOUT_KEY} header {excerpt(value)} is not a gRPC timeout"
+            " (1 to 8 digits and a unit, one of H M S m u n)"
         )
     return int(digits) * _TIMEOUT_UNITS[unit]
 

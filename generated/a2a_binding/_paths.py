@@ -25,6 +25,7 @@ from urllib.parse import quote, unquote, unquote_to_bytes
 
 from ._compiling import compiled
 from ._query import QueryCodecs, QueryError, QueryInput, Unknown
+from ._quoting import excerpt
 
 __all__ = [
     "Capture",
@@ -282,13 +283,11 @@ class RouteNotFound(LookupError):
         return 405 if self.allowed_verbs else 404
 
     def __str__(self) -> str:
+        where = f"{self.verb} {excerpt(self.raw_path, quoted=False)}"
         if self.allowed_verbs:
             allowed = ", ".join(sorted(self.allowed_verbs))
-            return (
-                f"{self.verb} {self.raw_path}: {self.verb} is not allowed here "
-                f"(allowed: {allowed})"
-            )
-        return f"{self.verb} {self.raw_path}: no route has this path"
+            return f"{where}: {self.verb} is not allowed here (allowed: {allowed})"
+        return f"{where}: no route has this path"
 
 
 def _route_not_found(
@@ -997,7 +996,8 @@ def _merge(
                 if isinstance(previous, (str, int, float))
                 else repr(previous)
             ),
-            f"the path gives {value!r} but the request gives {previous!r}",
+            f"the path gives {excerpt(value)} but the request gives "
+            f"{excerpt(previous)}",
         )
     target[name] = value
 

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._jsonrpc import INTERNAL_ERROR, JsonRpcError
+from ._quoting import excerpt
 from ._v0_3 import V0_3_METHODS, V0_3_RPCS, error_code_to_v0_3, final_update
 from ._v0_3_card import card_answer_from_v1, card_to_v1
 from ._v0_3_shapes import (
@@ -338,7 +339,7 @@ def stream_event_to_v1(result: object, where: str = "result") -> Json:
         return {"statusUpdate": status_update_to_v1(value, where)}
     if kind == "artifact-update":
         return {"artifactUpdate": artifact_update_to_v1(value, where)}
-    raise ShapeError(f"{where}.kind", f"no such event {kind!r}")
+    raise ShapeError(f"{where}.kind", f"no such event {excerpt(kind)}")
 
 
 def _configs_to_v1(result: object) -> Json:

@@ -50,7 +50,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
-from ._json import DuplicateKeys
+from ._json import DuplicateKeys, read_int
+from ._quoting import excerpt
 from ._validate_fast import Fallback, FastCheck, FieldPlan, Target, compile_message
 
 __all__ = [
@@ -286,8 +287,10 @@ def _timestamp_problem(value: str) -> str:
             offset = value[zone:]
             colon = offset.find(":")
             if colon == -1:
-                return f"not an RFC 3339 timestamp: time zone offset {offset[:20]!r}"
-            shift = (int(offset[1:colon]) * 60 + int(offset[colon + 1 :])) * 60
+                return f"not an RFC 3339 timestamp: time zone offset {excerpt(offset)}"
+            shift = (
+                read_int(offset[1:colon]) * 60 + read_int(offset[colon + 1 :])
+            ) * 60
             seconds += -shift if offset[0] == "+" else shift
     except (ValueError, OverflowError) as exc:
         return f"not an RFC 3339 timestamp: {str(exc)[:80]}"
@@ -304,9 +307,9 @@ def _duration_problem(value: str) -> str:
     try:
         point = value.find(".")
         if point == -1:
-            seconds, nanos = int(value[:-1]), 0
+            seconds, nanos = read_int(value[:-1]), 0
         else:
-            seconds = int(value[:point])
+            seconds = read_int(value[:point])
             sign = "-0" if value[0] == "-" else "0"
             nanos = int(round(float(sign + value[point:-1]) * 1e9))
     except (ValueError, OverflowError) as exc:
@@ -382,14 +385,15 @@ def _describe(kind: str, type_name: str, item: object) -> str:
     if kind in _INT_RANGES:
         low, high = _INT_RANGES[kind]
         if isinstance(item, (int, float, str)) and not isinstance(item, bool):
-            return f"not an integer in {low}..{high} ({kind}): {str(item)[:40]}"
+            shown = excerpt(str(item), quoted=False)
+            return f"not an integer in {low}..{high} ({kind}): {shown}"
         return f"expected an integer ({kind}), got {_json_type(item)}"
     if kind in ("enum", "null_value"):
         type_name = type_name or "google.protobuf.NullValue"
         if isinstance(item, str):
-            return f"{item[:60]!r} is not a value of {type_name}"
+            return f"{excerpt(item)} is not a value of {type_name}"
         if isinstance(item, (int, float)) and not isinstance(item, bool):
-            return f"{item} is not a number of a value of {type_name}"
+            return f"{excerpt(item)} is not a number of a value of {type_name}"
         return f"expected a value of {type_name}, got {_json_type(item)}"
     if type(item) is str:
         assert isinstance(item, str)
@@ -400,7 +404,7 @@ def _describe(kind: str, type_name: str, item: object) -> str:
         if kind == "bytes":
             return "not base64 text"
         if kind in ("float", "double"):
-            return f"not a number: {item[:40]!r}"
+            return f"not a number: {excerpt(item)}"
     if kind in ("float", "double") and isinstance(item, (int, float)):
         if isinstance(item, bool):
             return f"expected a number, got {_json_type(item)}"

@@ -4,6 +4,7 @@ standard library's ``json`` as the reference."""
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from codegen.runtime import _json
 from codegen.runtime._json import DuplicateKeys, ExactNumber, NotJson, decode, encode
+from codegen.runtime._json import read_int
 
 _JSON = st.recursive(
     st.none()
@@ -101,6 +103,61 @@ def test_decode_refuses_what_is_not_one_json_document(
 ) -> None:
     with pytest.raises(NotJson, match=reason):
         decode(payload)
+
+
+LIMIT = sys.get_int_max_str_digits()
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize(
+    ("before", "sign"),
+    [
+        ("", ""),
+        ('{"id": ', "-"),
+        (
+            '[1.5, 12, "'
+            + "7" * 5000
+            + '", '
+            + "0."
+            + "8" * 5000
+            + ", "
+            + "8" * 5000
+            + "e-4990, ",
+            "",
+        ),
+    ],
+)
+def test_an_integer_too_long_to_read_is_refused_where_it_stands(
+    exact: bool, before: str, sign: str
+) -> None:
+    """Not Python's advice to raise its limit: the integer's place, as the decoder's
+    own errors give one, and what is wrong. Digits inside a string and a long number
+    read as a double (no limit) before it are no integer."""
+    digits = LIMIT + 700
+    payload = f"{before}{sign}{'9' * digits}]"
+    with pytest.raises(NotJson) as caught:
+        decode(payload.encode(), exact=exact)
+    place = json.JSONDecodeError("", payload, len(before))
+    assert str(caught.value) == (
+        f"an integer of {digits} digits is longer than the {LIMIT} digits the reader"
+        f" accepts: line 1 column {place.colno} (char {place.pos})"
+    )
+
+
+def test_an_integer_at_the_limit_is_read() -> None:
+    assert decode(("[" + "9" * LIMIT + "]").encode()) == [int("9" * LIMIT)]
+
+
+def test_read_int_says_a_number_is_too_long_in_its_own_words() -> None:
+    assert read_int("-12") == -12
+    with pytest.raises(ValueError) as caught:
+        read_int("1" * (LIMIT + 1))
+    assert str(caught.value) == (
+        f"an integer of {LIMIT + 1} digits is longer than the {LIMIT} digits the"
+        " reader accepts"
+    )
+    with pytest.raises(ValueError, match="invalid literal"):
+        read_int("1e3")
 
 
 def test_exact_numbers_keep_their_text() -> None:

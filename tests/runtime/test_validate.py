@@ -5,6 +5,7 @@ REQUIRED fields, unknown fields, maps with each key kind, ``Any`` and nulls.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -457,6 +458,40 @@ def test_a_bad_timestamp_says_why() -> None:
     assert text.startswith("not an RFC 3339 timestamp: ") and "does not match" in text
     ((_, text),) = violations({"wait": "1e3s"})
     assert text.startswith("not a duration: invalid literal")
+
+
+def test_seconds_and_offsets_too_long_to_read_say_so() -> None:
+    """In the protocol's words, not Python's advice to raise its digit limit."""
+    limit = sys.get_int_max_str_digits()
+    digits = limit + 700
+    too_long = (
+        f"an integer of {digits} digits is longer than the {limit} digits the reader"
+        " accepts"
+    )
+    ((_, text),) = violations({"wait": "1" * digits + "s"})
+    assert text == f"not a duration: {too_long}"
+    ((_, text),) = violations({"wait": "-" + "1" * digits + ".5s"})
+    assert text == f"not a duration: {too_long}"
+    ((_, text),) = violations({"at": "1972-01-01T00:00:00+" + "1" * digits + ":00"})
+    assert text == f"not an RFC 3339 timestamp: {too_long}"
+
+
+def test_a_long_value_is_quoted_short() -> None:
+    long = "B" * 1000
+    assert violations({"shade": long}) == [
+        ("shade", f"'{'B' * 64}'... (1000 characters) is not a value of t.Shade")
+    ]
+    assert violations({"flt": long}) == [
+        ("flt", f"not a number: '{'B' * 64}'... (1000 characters)")
+    ]
+    offset = "+" + "1" * 1000
+    assert violations({"at": "1972-01-01T00:00:00" + offset}) == [
+        (
+            "at",
+            "not an RFC 3339 timestamp: time zone offset"
+            f" '+{'1' * 63}'... (1001 characters)",
+        )
+    ]
 
 
 def test_messages_lists_and_paths() -> None:

@@ -1,0 +1,34 @@
+"""How an error message quotes what a client sent: a short piece of it, never all.
+
+A refusal names the value it refuses (``tenant 'a' differs from ...``), and the value
+may be as large as the body limit allows; quoted whole, a 3 MB tenant would come back
+as several copies of itself. Every message that quotes client input (query, path and
+header values, tenants, field values, JSON-RPC methods, content types) quotes it through
+``excerpt``, which keeps the first ``EXCERPT_CHARACTERS`` characters and says how long
+the whole value was.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXCERPT_CHARACTERS", "excerpt"]
+
+EXCERPT_CHARACTERS = 64
+"""The most characters of one value an error message quotes: room for a UUID, a
+content type with its parameters or a timestamp, far below any size that matters."""
+
+
+def excerpt(value: object, *, quoted: bool = True) -> str:
+    """``value`` as an error message quotes it: a string's ``repr`` (as it is, with
+    ``quoted=False``), another value's ``repr``; past ``EXCERPT_CHARACTERS``
+    characters cut there, with ``...`` and the whole length after it.
+
+    ``excerpt("acme")`` is ``'acme'``; a tenant of 3,000,000 ``x`` is
+    ``'xxxx...x'... (3000000 characters)`` with 64 ``x`` between the quotes.
+    """
+    text = value if isinstance(value, str) else repr(value)
+    shown = text[:EXCERPT_CHARACTERS]
+    if quoted and isinstance(value, str):
+        shown = repr(shown)
+    if len(text) <= EXCERPT_CHARACTERS:
+        return shown
+    return f"{shown}... ({len(text)} characters)"
