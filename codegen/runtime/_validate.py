@@ -658,12 +658,7 @@ class Schema:
         walk = _Walk(self, reject_unknown, answer)
         result = walk.message(self._message(message_type), value, "", 1)
         if walk.violations:
-            described = "; ".join(
-                f"{field or '(the request)'}: {text}" for field, text in walk.violations
-            )
-            raise ValidationError(
-                f"{message_type}: invalid: {described}", walk.violations
-            )
+            raise _refusal(message_type, walk.violations)
         return result  # type: ignore[no-any-return]
 
     def missing_fields(
@@ -693,6 +688,34 @@ def _present(value: object) -> bool:
     if isinstance(value, (str, list, tuple)) and not value:
         return False
     return True
+
+
+REPORTED_VIOLATIONS = 20
+"""The most violations a refusal lists (its message says how many more there were): a
+body of a few hundred thousand bad values would otherwise be answered with tens of
+megabytes."""
+
+FIELD_PATH_CHARACTERS = 4096
+"""The most characters of a field path a refusal quotes: a path holds map keys and
+unknown keys as the client sent them, and a path of a hundred nested messages (the
+deepest validation walks) fits with names of 40 characters."""
+
+
+def _refusal(
+    message_type: str, violations: Sequence[tuple[str, str]]
+) -> ValidationError:
+    """The ``ValidationError`` listing the first ``REPORTED_VIOLATIONS`` of
+    ``violations``, each path cut at ``FIELD_PATH_CHARACTERS``."""
+    shown = [
+        (excerpt(field, quoted=False, limit=FIELD_PATH_CHARACTERS), text)
+        for field, text in violations[:REPORTED_VIOLATIONS]
+    ]
+    described = "; ".join(
+        f"{field or '(the request)'}: {text}" for field, text in shown
+    )
+    if len(violations) > len(shown):
+        described += f"; and {len(violations) - len(shown)} more"
+    return ValidationError(f"{message_type}: invalid: {described}", shown)
 
 
 class _Walk:

@@ -21,18 +21,20 @@ EXCERPT_CHARACTERS = 64
 content type with its parameters or a timestamp, far below any size that matters."""
 
 
-def excerpt(value: object, *, quoted: bool = True) -> str:
+def excerpt(
+    value: object, *, quoted: bool = True, limit: int = EXCERPT_CHARACTERS
+) -> str:
     """``value`` as an error message quotes it: a string's ``repr`` (as it is, with
-    ``quoted=False``), another value's ``repr``; past ``EXCERPT_CHARACTERS``
-    characters cut there, with ``...`` and the whole length after it.
+    ``quoted=False``), another value's ``repr``; past ``limit`` characters cut there,
+    with ``...`` and the whole length after it.
 
     ``excerpt("acme")`` is ``'acme'``; a tenant of 3,000,000 ``x`` is
     ``'xxxx...x'... (3000000 characters)`` with 64 ``x`` between the quotes.
     """
     text = value if isinstance(value, str) else repr(value)
-    shown = text[:EXCERPT_CHARACTERS]
+    shown = text[:limit]
     if quoted and isinstance(value, str):
         shown = repr(shown)
-    if len(text) <= EXCERPT_CHARACTERS:
+    if len(text) <= limit:
         return shown
     return f"{shown}... ({len(text)} characters)"

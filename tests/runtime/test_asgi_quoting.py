@@ -156,3 +156,38 @@ def test_a_number_too_long_to_read_in_an_http_json_body_is_a_400_parse_error() -
     text = _too_long(len(head) - 1)
     assert error["message"] == f"the body is not JSON: {text}"
     assert violations(error) == [("", f"not JSON: {text}")]
+
+
+def test_a_body_of_many_bad_values_is_answered_with_a_bounded_refusal() -> None:
+    """300,000 wrong elements (900 KB): the first ``REPORTED_VIOLATIONS`` listed, the
+    rest counted (the answer was 36 MB, every violation in the message and again in
+    the BadRequest)."""
+    from codegen.runtime._validate import REPORTED_VIOLATIONS
+
+    body = json.dumps({"part": [1] * 300_000}).encode()
+    answer = run(drive(validating(), "POST", "/message:send", body=body, headers=V))
+    assert answer.status == 400 and len(answer.body) < 10 * SHORT
+    error = answer.json()["error"]
+    found = violations(error)
+    assert [field for field, _ in found] == [
+        f"part[{i}]" for i in range(REPORTED_VIOLATIONS)
+    ]
+    assert error["message"].endswith(f"; and {300_000 - REPORTED_VIOLATIONS} more")
+
+
+def test_a_huge_unknown_key_is_cut_in_the_field_path() -> None:
+    from codegen.runtime._validate import FIELD_PATH_CHARACTERS
+
+    body = json.dumps({HUGE: 1}).encode()
+    answer = run(
+        drive(
+            validating(unknown_fields="reject"),
+            "POST",
+            "/message:send",
+            body=body,
+            headers=V,
+        )
+    )
+    assert answer.status == 400 and len(answer.body) < 3 * FIELD_PATH_CHARACTERS
+    ((field, _),) = violations(answer.json()["error"])
+    assert field == "x" * FIELD_PATH_CHARACTERS + "... (3000000 characters)"
