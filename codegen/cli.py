@@ -739,13 +739,20 @@ def _loser(overlap: Overlap) -> Route:
     "forward_headers",
     multiple=True,
     metavar="NAME",
-    help="A request header passed on as metadata (repeatable; default authorization).",
+    help="A request header passed on as metadata (repeatable; default authorization). "
+    "Hop-by-hop headers, Host, pseudo-headers and grpc-* names are refused.",
 )
 @click.option(
     "--timeout",
     type=float,
     metavar="SECONDS",
     help="Each call's deadline (a caller's nearer grpc-timeout wins).",
+)
+@click.option(
+    "--expose-errors",
+    is_flag=True,
+    help="Pass the text of the service's unexpected failures (UNKNOWN, INTERNAL, "
+    "UNAVAILABLE...) on to clients, for debugging; by default they are only logged.",
 )
 def gateway(
     target: str,
@@ -757,6 +764,7 @@ def gateway(
     jsonrpc_path: str | None,
     forward_headers: tuple[str, ...],
     timeout: float | None,
+    expose_errors: bool,
     **inputs: Any,
 ) -> None:
     """Serve HTTP+JSON and JSON-RPC in front of a gRPC service with http rules.
@@ -788,6 +796,12 @@ def gateway(
         raise CliError(
             "the gateway needs uvicorn: pip install 'protoc-gen-a2a[gateway]'"
         ) from None
+    from .runtime._grpc import check_forward_headers  # grpcio: grpcio-tools needs it
+
+    try:  # the package's Backend checks them again when the server starts
+        check_forward_headers(forward_headers)
+    except ValueError as exc:
+        raise CliError(f"--forward-header: {exc}") from None
     from_module = not inputs["protos"] and not inputs["descriptor_set"]
     inputs["opts"] = (*inputs["opts"], "grpc=true")
     request = _request(**inputs, quiet=True)
@@ -813,7 +827,7 @@ def gateway(
         raise CliError(str(exc)) from exc
     if jsonrpc_path is None and a2a:
         jsonrpc_path = "/"
-    backend: dict[str, Any] = {"timeout": timeout}
+    backend: dict[str, Any] = {"timeout": timeout, "expose_errors": expose_errors}
     if forward_headers:
         backend["forward_headers"] = forward_headers
     with package_folder() as folder:
@@ -827,6 +841,7 @@ def gateway(
         served_app: dict[str, Any] = {
             "http_json_prefix": http_json_prefix,
             "jsonrpc_path": jsonrpc_path,
+            "expose_errors": expose_errors,
         }
         if card is not None:
             served = [("JSONRPC", jsonrpc_path)] if jsonrpc_path else []

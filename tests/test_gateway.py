@@ -12,6 +12,8 @@ caller's deadline, and a stream the HTTP client leaves cancelling the agent's ca
 from __future__ import annotations
 
 import asyncio
+import logging
+import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -47,6 +49,7 @@ finally:
     sys.path.remove(str(GENERATED))
 
 BEARER = "Bearer gateway-test-token"
+SECRET = "SECRET-7f3a"
 
 
 class Executor(AgentExecutor):  # type: ignore[misc]
@@ -58,6 +61,7 @@ class Executor(AgentExecutor):  # type: ignore[misc]
     def __init__(self) -> None:
         self.seen: list[dict[str, Any]] = []
         self.cancelled: list[str] = []
+        self.calls_ended: list[str] = []  # SendMessage calls, by their text
 
     async def execute(self, context: Any, event_queue: Any) -> None:
         grpc_context = context.call_context.state["grpc_context"]
@@ -95,12 +99,25 @@ class Executor(AgentExecutor):  # type: ignore[misc]
 
 
 class Watched(GrpcHandler):  # type: ignore[misc]
-    """a2a-sdk's servicer, recording a SendStreamingMessage call that ended: a stream
-    of "stream-forever" only ends when its call is cancelled."""
+    """a2a-sdk's servicer, recording a SendStreamingMessage call that ended (a stream
+    of "stream-forever" only ends when its call is cancelled) and a SendMessage call
+    that ended (one of "slow" ends early only when its call is cancelled); GetTask of the id "explode" fails with an unexpected exception, whose
+    text grpc sends as an UNKNOWN status."""
 
     def __init__(self, executor: Executor, handler: Any) -> None:
         super().__init__(handler, DefaultGrpcServerCallContextBuilder())
         self.executor = executor
+
+    async def SendMessage(self, request: Any, context: Any) -> Any:  # noqa: N802
+        try:
+            return await super().SendMessage(request, context)
+        finally:  # a2a-sdk answers a cancelled call quietly
+            self.executor.calls_ended.append(request.message.parts[0].text)
+
+    async def GetTask(self, request: Any, context: Any) -> Any:  # noqa: N802
+        if request.id == "explode":
+            raise RuntimeError(f"{SECRET} in the agent's database at 10.9.8.7")
+        return await super().GetTask(request, context)
 
     async def SendStreamingMessage(
         self, request: Any, context: Any
@@ -360,6 +377,147 @@ def test_the_callers_deadline_reaches_the_agent(agent: SdkAgent, gateway: str) -
         and "grpc-timeout header 'soon'" in bad.json()["error"]["message"]
     )
     assert len(agent.executor.seen) == 1
+
+
+def test_what_the_agent_did_not_mean_to_publish_stays_at_the_gateway(
+    gateway: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An exception in the agent (grpc sends ``Unexpected <class 'RuntimeError'>:
+    ...`` as UNKNOWN) is a 500 without its text; an agent that is down a 503 without
+    its address. Both are logged for the operator."""
+    v1 = {"A2A-Version": "1.0"}
+    with caplog.at_level(logging.ERROR, logger="a2a_binding.grpc"):
+        failed = httpx.get(f"{gateway}/rest/tasks/explode", headers=v1, timeout=20)
+        rpc = httpx.post(
+            f"{gateway}/jsonrpc",
+            headers=v1,
+            timeout=20,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "GetTask",
+                "params": {"id": "explode"},
+            },
+        )
+        with socket.socket() as probe:  # a port nobody listens on
+            probe.bind(("127.0.0.1", 0))
+            dead = f"127.0.0.1:{probe.getsockname()[1]}"
+        with running(Gateway(dead, timeout=20)) as nowhere:
+            down = httpx.get(f"{nowhere}/rest/tasks/t", headers=v1, timeout=20)
+    assert failed.status_code == 500, failed.text
+    assert failed.json()["error"]["message"] == "internal error"
+    assert rpc.json()["error"] == {"code": -32000, "message": "internal error"}
+    assert down.status_code == 503, down.text
+    assert down.json()["error"]["message"] == "the service is unavailable"
+    for answer in (failed, rpc, down):
+        assert SECRET not in answer.text and "127.0.0.1" not in answer.text
+        assert "10.9.8.7" not in answer.text
+    assert f"GetTask failed: UNKNOWN Unexpected <class 'RuntimeError'>: {SECRET}" in (
+        caplog.text
+    )
+    assert f"GetTask failed: UNAVAILABLE" in caplog.text and dead in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("header", "value"),
+    [
+        ("Authorization", b"Bearer caf\xc3\xa9"),
+        ("Authorization", b"Bearer \x80"),
+        ("A2A-Extensions", b"https://example.test/\xff"),
+    ],
+)
+@pytest.mark.parametrize("kind", ["rest", "jsonrpc"])
+def test_a_header_grpc_cannot_carry_is_a_400_naming_it(
+    agent: SdkAgent, gateway: str, kind: str, header: str, value: bytes
+) -> None:
+    agent.executor.seen.clear()
+    headers = {b"A2A-Version": b"1.0", header.encode(): value}
+    message = {"messageId": "h1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    if kind == "rest":
+        answer = httpx.post(
+            f"{gateway}/rest/message:send",
+            json={"message": message},
+            headers=headers,
+            timeout=20,
+        )
+        assert answer.status_code == 400, answer.text
+        error = answer.json()["error"]
+        assert error["status"] == "INVALID_ARGUMENT"
+    else:
+        answer = httpx.post(
+            f"{gateway}/jsonrpc",
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "SendMessage",
+                "params": {"message": message},
+            },
+            headers=headers,
+            timeout=20,
+        )
+        error = answer.json()["error"]
+        assert error["code"] == -32602
+    assert f"the {header.lower()} header cannot be passed on" in error["message"]
+    assert agent.executor.seen == []  # nothing reached the agent
+
+
+def test_a_deadline_beyond_what_grpc_can_hold_still_calls_the_agent(
+    agent: SdkAgent,
+) -> None:
+    """``grpc-timeout: 99999999H`` (11,400 years, the wire's longest) is the longest
+    deadline grpc can hold (about 235 years), not an instant 504."""
+    agent.executor.seen.clear()
+    with running(Gateway(agent.target)) as base:  # no timeout of the gateway's own
+        answer = httpx.post(
+            f"{base}/rest/message:send",
+            json={
+                "message": {
+                    "messageId": "far",
+                    "role": "ROLE_USER",
+                    "parts": [{"text": "hi"}],
+                }
+            },
+            headers={"A2A-Version": "1.0", "grpc-timeout": "99999999H"},
+            timeout=20,
+        )
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    [call] = agent.executor.seen
+    assert call["time_remaining"] > 86400 * 365  # grpc sends 27000H at most
+
+
+def test_http_clients_leaving_unary_calls_cancel_the_agents_calls(
+    agent: SdkAgent, gateway: str
+) -> None:
+    agent.executor.calls_ended.clear()
+
+    async def leave(client: httpx.AsyncClient, number: int) -> None:
+        body = {
+            "message": {
+                "messageId": f"leave-{number}",
+                "role": "ROLE_USER",
+                "parts": [{"text": "slow"}],
+            },
+            "configuration": {"returnImmediately": False},
+        }
+        with pytest.raises(httpx.ReadTimeout):  # the client gives up, and hangs up
+            await client.post(
+                f"{gateway}/rest/message:send",
+                json=body,
+                headers={"A2A-Version": "1.0"},
+                timeout=0.5,
+            )
+
+    async def scenario() -> None:
+        async with httpx.AsyncClient() as client:
+            await asyncio.gather(*(leave(client, n) for n in range(10)))
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))
+    for _ in range(40):  # "slow" takes 30 s, the gateway's deadline is 20 s: the
+        if len(agent.executor.calls_ended) == 10:  # calls were cancelled
+            break
+        threading.Event().wait(0.05)
+    assert agent.executor.calls_ended == ["slow"] * 10
 
 
 def test_an_http_client_leaving_a_stream_cancels_the_agents_call(

@@ -421,6 +421,34 @@ def test_an_a2a_service_without_a_card_is_refused(tmp_path: Path) -> None:
     assert "gateway on" not in done.stderr and _package_folders(tmp) == []
 
 
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("Connection", "it is a hop-by-hop header"),
+        ("Host", "which HTTP/2 carries as :authority"),
+        ("grpc-status", "it is reserved by gRPC"),
+        ("grpc-timeout", "it is read for the call's deadline"),
+        (":path", "it is an HTTP/2 pseudo-header"),
+    ],
+)
+def test_a_header_never_forwarded_is_refused_in_one_line(
+    tmp_path: Path, header: str, expected: str
+) -> None:
+    (tmp_path / "card.json").write_text(json.dumps(CARD))
+    args = ["--target", "127.0.0.1:1", "--card", "card.json"]
+    done, tmp = _gateway_run(
+        [*args, "--forward-header", "authorization", "--forward-header", header],
+        tmp_path,
+    )
+    assert done.returncode == 1, done.stderr
+    [line] = done.stderr.splitlines()  # one line, no traceback
+    assert line.startswith(
+        f"a2a-codegen: --forward-header: the header {header!r} cannot be forwarded: "
+    )
+    assert expected in line
+    assert _package_folders(tmp) == []  # refused before anything was written
+
+
 # ------------------------------------------------------- the temporary folder
 
 

@@ -30,7 +30,11 @@ One call, as the ASGI application serves the other two bindings:
 ``GrpcBackend`` is the other direction: a handler whose answers come from a gRPC
 service over a channel, raising for a failed call what the serving side raised (see
 ``error_of``), so that the ASGI app in front of it is a gateway and ``GrpcBinding``
-over it a proxy.
+over it a proxy. The hop is where hostile input meets grpc: a header name that must
+never be forwarded is refused when the backend is made, a value gRPC metadata cannot
+carry is INVALID_ARGUMENT naming the header, a deadline beyond what grpc can hold is
+the longest it can, and the text of a status the service did not mean to publish
+(``PUBLISHED_CODES`` says which codes keep theirs) is logged, not passed on.
 
 Errors are converted once by ``_failure.failure_of`` and end the call with
 ``context.abort``: the ``Failure``'s gRPC code, its message as the status details, and
@@ -68,6 +72,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from collections.abc import Sequence
 from types import AsyncGeneratorType
@@ -81,8 +86,8 @@ from google.protobuf.message_factory import GetMessageClass
 
 from ._cancellation import DeadlineExceeded
 from ._errors import DOMAIN, ERROR_INFO_TYPE, A2AError
-from ._failure import BAD_REQUEST_TYPE, Failure, InvalidArgument, Refusal
-from ._failure import Failures, Unauthenticated
+from ._failure import BAD_REQUEST_TYPE, GENERIC_ERROR, Failure, InvalidArgument
+from ._failure import Failures, Refusal, Unauthenticated
 from ._jsonrpc import INVALID_REQUEST
 from ._params import NO_PARAMS, ServiceParams, VersionPolicy, read_service_params
 from ._proto import LARGE_MESSAGE_BYTES, MessageBuilder, MessageReader, is_large
@@ -100,9 +105,11 @@ __all__ = [
     "GrpcMethod",
     "GrpcService",
     "INVALID_PARAMS_REASON",
+    "PUBLISHED_CODES",
     "STATUS_DETAILS_KEY",
     "Server",
     "TIMEOUT_KEY",
+    "check_forward_headers",
     "decode_status",
     "encode_status",
     "error_of",
@@ -140,6 +147,14 @@ _TIMEOUT_UNITS: Mapping[str, float] = {
     "u": 1e-6,
     "n": 1e-9,
 }
+
+_LATEST_DEADLINE = (2**63 - 1) / 1e9
+"""The latest deadline grpc can hold, in seconds since the Unix epoch. grpc.aio makes a
+call's ``timeout`` an absolute deadline on the wall clock in int64 nanoseconds, and a
+call whose deadline lies beyond fails at once with DEADLINE_EXCEEDED without being
+sent: bisecting ``timeout=`` on loopback (grpcio 1.85), the largest accepted was this
+less ``time.time()`` to within 0.03 s, about 7.43e9 s (235 years) in 2026. The wire
+allows more (``99999999H``, 11,400 years)."""
 
 _PACKAGE = __name__.rpartition(".")[0]
 log = logging.getLogger(f"{_PACKAGE}.grpc" if _PACKAGE else "grpc_binding")
@@ -679,24 +694,78 @@ class GrpcBinding:
 # ------------------------------------------------------------------ the client side
 
 
-def error_of(error: grpc.aio.AioRpcError, *, a2a: bool = True) -> Exception:
+PUBLISHED_CODES = frozenset(
+    {
+        "INVALID_ARGUMENT",
+        "NOT_FOUND",
+        "ALREADY_EXISTS",
+        "PERMISSION_DENIED",
+        "RESOURCE_EXHAUSTED",
+        "FAILED_PRECONDITION",
+        "ABORTED",
+        "OUT_OF_RANGE",
+        "UNIMPLEMENTED",
+        "UNAUTHENTICATED",
+    }
+)
+"""The status codes whose message and details a failed call passes on as the service
+sent them: the answers a service gives on purpose, about the request. grpc writes
+these itself only with texts that name no address and no exception ("Method not
+found!", "Received message larger than max (N vs. M)"). The other six (CANCELLED,
+UNKNOWN, DEADLINE_EXCEEDED, INTERNAL, UNAVAILABLE, DATA_LOSS) carry what a service did
+not mean to publish: an unexpected exception's text (grpc's own ``Unexpected <class
+...>: ...``), or a text grpc wrote naming the service's address (a connection that
+failed)."""
+
+_UNPUBLISHED_MESSAGES: Mapping[str, str] = {
+    "CANCELLED": "the call was cancelled",
+    "DEADLINE_EXCEEDED": "the call's deadline passed",
+    "UNAVAILABLE": "the service is unavailable",
+}
+"""What the caller is told of a status whose text is kept back (else ``GENERIC_ERROR``)."""
+
+_ROUTINE_CODES = frozenset({"CANCELLED", "DEADLINE_EXCEEDED"})
+"""Codes whose kept-back text is logged at INFO: the call's own end, not a failure of
+the service."""
+
+
+def error_of(
+    error: grpc.aio.AioRpcError,
+    *,
+    a2a: bool = True,
+    expose_errors: bool = False,
+    where: str = "a call",
+) -> Exception:
     """What the serving side raised, read back from a failed call: the ``A2AError``
     its Status' first A2A ErrorInfo names; ``Unauthenticated`` (the challenge from a
     ``www-authenticate`` trailer, else ``Bearer``); ``InvalidArgument`` with the
     ``BadRequest``'s violations; ``DeadlineExceeded``; else the ``RpcError`` of its
     code, message and Status details (``error`` itself for a code grpc gave that is
     no canonical one). With ``a2a=False`` (a service without the A2A profile) every
-    failed call is that ``RpcError``: the status passes through as it came."""
+    failed call is that ``RpcError``: the status passes through as it came.
+
+    A status the service did not mean to publish, one whose code is not in
+    ``PUBLISHED_CODES`` and that names no A2A error, keeps its code but not its text:
+    its message is a fixed one (``"internal error"``, ``"the service is
+    unavailable"``...) and its details are dropped, unless ``expose_errors``. Its text
+    is logged on ``<package>.grpc`` with ``where`` (the method path) either way: at
+    ERROR, at INFO for CANCELLED and DEADLINE_EXCEEDED."""
     trailers = tuple(error.trailing_metadata() or ())
     status = decode_status(trailers)
     message = error.details() or ""
     code = error.code()
-    if not a2a:
-        return _rpc_error(error, code, message, status)
-    if status is not None:
+    if a2a and status is not None:
         found = A2AError.from_status(status)
         if found is not None:
             return found
+    if code.name not in PUBLISHED_CODES and code is not grpc.StatusCode.OK:
+        level = logging.INFO if code.name in _ROUTINE_CODES else logging.ERROR
+        log.log(level, "%s failed: %s %s", where, code.name, message)
+        if not expose_errors:
+            message = _UNPUBLISHED_MESSAGES.get(code.name, GENERIC_ERROR)
+            status = None
+    if not a2a:
+        return _rpc_error(error, code, message, status)
     if code is grpc.StatusCode.UNAUTHENTICATED:
         challenge = next(
             (v for k, v in trailers if k == "www-authenticate" and isinstance(v, str)),
@@ -868,6 +937,62 @@ class _RequiredDefaults:
         return value
 
 
+_NEVER_FORWARDED: Mapping[str, str] = {
+    **dict.fromkeys(
+        (
+            "connection",
+            "keep-alive",
+            "proxy-connection",
+            "transfer-encoding",
+            "upgrade",
+            "te",
+        ),
+        "a hop-by-hop header, about the HTTP connection it came over (RFC 9110"
+        " §7.6.1; RFC 9113 §8.2.2 makes an HTTP/2 request that carries it malformed)",
+    ),
+    "host": "the address the client reached, which HTTP/2 carries as :authority"
+    " (RFC 9113 §8.3.1)",
+    TIMEOUT_KEY: "read for the call's deadline, which grpc sends itself",
+}
+"""Header names never forwarded, whatever the allow-list says, and why."""
+
+_METADATA_KEY_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+
+def check_forward_headers(names: Iterable[str]) -> frozenset[str]:
+    """The allow-list of headers a ``GrpcBackend`` passes on, lower-case.
+    ``ValueError`` naming a header that must never be forwarded and why: a hop-by-hop
+    header or ``Host``, an HTTP/2 pseudo-header (``:path``), a name gRPC reserves
+    (``grpc-*``: ``grpc-status`` would end every call), or one that is no gRPC
+    metadata key (grpc refuses to send it)."""
+    allowed: set[str] = set()
+    for name in names:
+        key = name.lower()
+        why = _NEVER_FORWARDED.get(key)
+        if why is None and key.startswith(":"):
+            why = "an HTTP/2 pseudo-header, not a header"
+        if why is None and key.startswith("grpc-"):
+            why = "reserved by gRPC for its own use"
+        if why is None and not (key and set(key) <= _METADATA_KEY_CHARACTERS):
+            why = "no gRPC metadata key (lower-case letters, digits, '-', '_', '.')"
+        if why is not None:
+            raise ValueError(f"the header {name!r} cannot be forwarded: it is {why}")
+        allowed.add(key)
+    return frozenset(allowed)
+
+
+def _metadata_value(key: str, value: str) -> str:
+    """``value`` of header ``key``, checked to be what gRPC metadata carries (printable
+    ASCII: grpc refuses to send anything else); ``InvalidArgument`` naming the header
+    otherwise."""
+    if value.isascii() and value.isprintable():
+        return value
+    raise InvalidArgument(
+        f"the {key} header cannot be passed on as gRPC metadata: it holds a character"
+        " outside printable ASCII"
+    )
+
+
 class _Remote(NamedTuple):
     path: str
     request_class: type[Message]
@@ -884,13 +1009,19 @@ class GrpcBackend:
     Each call sends ``a2a-version: version``, the context's extensions as
     ``a2a-extensions`` (neither with ``version=None``: a service without the A2A
     profile, whose failed calls all raise their ``RpcError``), and the context's
-    headers named in ``forward_headers`` (any
-    case; a ``-bin`` value as its ISO-8859-1 bytes). Its deadline is the nearer of
-    ``timeout`` (seconds) and the caller's: the context's ``grpc-timeout`` header
-    (an HTTP client's, as grpc-gateway reads it, or the deadline of a gRPC call being
-    served); a malformed one is ``InvalidArgument``. A failed call raises what
-    ``error_of`` reads from it. Answers are ``MessageToDict``'s ProtoJSON with the
-    REQUIRED fields it leaves out at their default put back (``_RequiredDefaults``).
+    headers named in ``forward_headers`` (any case; a ``-bin`` value as its
+    ISO-8859-1 bytes). A name that must never be forwarded is a ``ValueError`` here
+    (see ``check_forward_headers``); a value gRPC metadata cannot carry (a byte over
+    0x7F, a control character), in a forwarded header or in the extensions, is
+    ``InvalidArgument`` naming the header, and nothing is sent. Its deadline is the
+    nearer of ``timeout`` (seconds) and the caller's: the context's ``grpc-timeout``
+    header (an HTTP client's, as grpc-gateway reads it, or the deadline of a gRPC call
+    being served); a malformed one is ``InvalidArgument``; one beyond what grpc can
+    hold (about 235 years, see ``_LATEST_DEADLINE``) is the longest it can. A failed
+    call raises what ``error_of`` reads from it, with the text of a status the service
+    did not mean to publish kept back unless ``expose_errors``. Answers are
+    ``MessageToDict``'s ProtoJSON with the REQUIRED fields it leaves out at their
+    default put back (``_RequiredDefaults``).
 
     Requests are built with the package's ``schema`` (``_proto.MessageBuilder``; None:
     ``json_format.ParseDict``) and answers read by ``_proto.MessageReader``; a request
@@ -908,12 +1039,14 @@ class GrpcBackend:
         version: str | None,
         forward_headers: Iterable[str] = ("authorization",),
         timeout: float | None = None,
+        expose_errors: bool = False,
         schema: Schema | None = None,
     ) -> None:
         self.channel = channel
         self.version = version
-        self.forward_headers = frozenset(name.lower() for name in forward_headers)
+        self.forward_headers = check_forward_headers(forward_headers)
         self.timeout = timeout
+        self.expose_errors = expose_errors
         classes = _message_classes(pb2_module, services)
         self._required = _RequiredDefaults()
         self._builder = MessageBuilder(schema) if schema is not None else None
@@ -932,23 +1065,28 @@ class GrpcBackend:
 
     def metadata(self, context: CallContext | None) -> list[tuple[str, str | bytes]]:
         """What a call made for ``context`` sends as metadata (keys lower-case: grpc
-        refuses others)."""
+        refuses others); ``InvalidArgument`` naming a header whose value gRPC
+        metadata cannot carry."""
         sent: list[tuple[str, str | bytes]] = []
         if self.version is not None:
             sent.append((VERSION_KEY, self.version))
         if context is None:
             return sent
         if self.version is not None and context.params.extensions:
-            sent.append((EXTENSIONS_KEY, ", ".join(context.params.extensions)))
+            extensions = ", ".join(context.params.extensions)
+            sent.append((EXTENSIONS_KEY, _metadata_value(EXTENSIONS_KEY, extensions)))
         for key, value in context.headers:
             if key in self.forward_headers:
-                binary = key.endswith("-bin")
-                sent.append((key, value.encode("latin-1") if binary else value))
+                if key.endswith("-bin"):
+                    sent.append((key, value.encode("latin-1")))
+                else:
+                    sent.append((key, _metadata_value(key, value)))
         return sent
 
     def deadline(self, context: CallContext | None) -> float | None:
         """The timeout (seconds) of a call made for ``context``: the nearer of the
-        ``timeout`` option and the context's ``grpc-timeout``; None when neither."""
+        ``timeout`` option and the context's ``grpc-timeout``, at most the longest
+        grpc can hold (a call given more would fail at once); None when neither."""
         timeouts = [] if self.timeout is None else [self.timeout]
         if context is not None:
             timeouts.extend(
@@ -956,7 +1094,10 @@ class GrpcBackend:
                 for key, value in context.headers
                 if key == TIMEOUT_KEY
             )
-        return min(timeouts, default=None)
+        if not timeouts:
+            return None
+        # less a second: grpc reads the clock again when the call starts
+        return min(*timeouts, _LATEST_DEADLINE - time.time() - 1.0)
 
     def _encode(self, remote: _Remote, request: Mapping[str, Any]) -> bytes:
         if self._builder is not None:
@@ -988,6 +1129,14 @@ class GrpcBackend:
             return await off_loop(self._decode, remote, raw)
         return self._decode(remote, raw)
 
+    def _error(self, error: grpc.aio.AioRpcError, remote: _Remote) -> Exception:
+        return error_of(
+            error,
+            a2a=self.version is not None,
+            expose_errors=self.expose_errors,
+            where=remote.path,
+        )
+
     async def call(
         self, rpc: str, request: Mapping[str, Any], context: CallContext | None = None
     ) -> Any:
@@ -1002,7 +1151,7 @@ class GrpcBackend:
                 sent, metadata=self.metadata(context), timeout=self.deadline(context)
             )
         except grpc.aio.AioRpcError as error:
-            raise error_of(error, a2a=self.version is not None) from None
+            raise self._error(error, remote) from None
         return await self._answer(remote, raw)
 
     async def stream(
@@ -1021,6 +1170,6 @@ class GrpcBackend:
             async for raw in call:
                 yield await self._answer(remote, raw)
         except grpc.aio.AioRpcError as error:
-            raise error_of(error, a2a=self.version is not None) from None
+            raise self._error(error, remote) from None
         finally:
             call.cancel()  # nothing when the call is over; else the server stops too

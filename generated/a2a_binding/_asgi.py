@@ -55,7 +55,10 @@ generic message (its text only with ``expose_errors=True``); so are a ``Cancelle
 the handler raised while the request was not being cancelled (Python 3.11+ tells them
 apart) and a ``SystemExit`` (a handler cannot stop the server for every other client).
 ``KeyboardInterrupt`` is answered the same way, then propagates: it is the operator's.
-A real cancellation (the client or the server went away) propagates unanswered.
+A real cancellation (the server going away) propagates unanswered. A unary call whose
+client disconnects is cancelled and not answered, as a stream is (the disconnect is
+watched once the call has run 50 to 100 ms: see ``_cancellation.DisconnectWatch``), so
+that a handler calling on (a ``grpc_binding.Backend``) cancels its own call too.
 
 A handler refuses a call with :class:`Unauthenticated` (401 with ``WWW-Authenticate``
 and a ``google.rpc.Status`` UNAUTHENTICATED; JSON-RPC :data:`UNAUTHENTICATED_CODE`,
@@ -101,7 +104,7 @@ from ._failure import (
     bad_request,
     not_found,
 )
-from ._cancellation import within
+from ._cancellation import DisconnectWatch, within
 from ._headers import RequestHead
 from ._json import decode, encode
 from ._jsonrpc import (
@@ -362,6 +365,7 @@ class A2AApplication:
         self.failures = Failures(
             log, expose_errors=expose_errors, answered=(SystemExit, KeyboardInterrupt)
         )
+        self._departures = DisconnectWatch()
         self._card_path = agent_card_path if agent_card is not None else None
         self._openapi_path = (
             (_prefix(openapi_path, "openapi_path") or "/")
@@ -686,12 +690,14 @@ class A2AApplication:
             )
 
     async def _call(
-        self, rpc: str, request: dict[str, Any], context: CallContext
+        self, rpc: str, request: dict[str, Any], context: CallContext, receive: Receive
     ) -> dict[str, Any]:
+        """A unary call's answer; ``Disconnected`` when the client left while it ran
+        (the handler is cancelled)."""
         call = self._methods[rpc](request, context)
-        result = await (
-            call if self.call_timeout is None else within(call, self.call_timeout)
-        )
+        if self.call_timeout is not None:
+            call = within(call, self.call_timeout)
+        result = await self._departures.run(call, receive)
         if result is None:
             return self._answer(rpc, {})  # google.protobuf.Empty
         return self._answer(rpc, _as_dict(result, rpc, "returned"))
@@ -760,12 +766,14 @@ class A2AApplication:
             context = self._context("http+json", params, request, scope, request_head)
             self._check(rpc, request)
             if not route.server_streaming:
-                result = await self._call(rpc, request, context)
+                result = await self._call(rpc, request, context, receive)
                 if side is not None:
                     result = side.route_answer(rpc, result)
                 if route.response_body:
                     result = result.get(route.response_body) or {}
                 answer = encode(result)
+        except Disconnected:  # the client left during the call: nobody to answer
+            return
         except BaseException as exc:
             await self._send_http_error(send, exc, where, head=head)
             if isinstance(exc, KeyboardInterrupt):
@@ -846,12 +854,14 @@ class A2AApplication:
             self._check(method, request)
             streaming = parsed.streaming
             if not streaming and not notification:
-                result: Any = await self._call(method, request, context)
+                result: Any = await self._call(method, request, context, receive)
                 if side is not None and v0_3 is not None:
                     result = side.result(v0_3, method, result)
                 answer = response_bytes(request_id, "result", result)
             elif not streaming:
-                await self._call(method, request, context)
+                await self._call(method, request, context, receive)
+        except Disconnected:  # the client left during the call: nobody to answer
+            return
         except BaseException as exc:
             if notification:  # JSON-RPC 2.0 forbids answering one, errors included
                 self.failures.of(exc, where)  # logged; re-raised if it must propagate

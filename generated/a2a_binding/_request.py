@@ -99,7 +99,8 @@ def raw_path(scope: Scope) -> str:
 
 
 class Disconnected(Exception):
-    """The client went away while the request body was being read."""
+    """The client went away: while the request body was being read, or while a unary
+    call ran (``_cancellation.DisconnectWatch``)."""
 
 
 async def read_body(receive: Receive, length: str | None, limit: int) -> bytes | None:

@@ -201,13 +201,22 @@ class Backend:
     Each call sends ``a2a-version`` (``PROTOCOL_VERSION``), the context's extensions,
     and the context's headers named in ``forward_headers`` (an allow-list: nothing
     else is passed on).
+    Hop-by-hop headers, ``Host``, pseudo-headers and ``grpc-*`` names are never
+    forwarded: naming one is a ``ValueError``. A value gRPC metadata cannot carry
+    (outside printable ASCII) is refused (``InvalidArgument`` naming the header).
     Its deadline is the nearer of ``timeout`` (seconds) and the caller's: a
     ``grpc-timeout`` header (``"500m"``, ``"30S"``; as grpc-gateway reads it), or the
-    deadline of a gRPC call being served; a malformed one is refused
+    deadline of a gRPC call being served, at most the longest grpc can hold; a
+    malformed one is refused
     (``InvalidArgument``). A failed call raises what the serving side raised: the
     ``A2AError`` its ErrorInfo names, ``Unauthenticated``, ``InvalidArgument`` with
     the field violations, ``DeadlineExceeded``, else the ``RpcError`` of its status
-    (see ``error_of``). Leaving a stream early cancels its call.
+    (see ``error_of``).
+    The text of a status the service did not mean to publish (UNKNOWN, INTERNAL,
+    UNAVAILABLE, DATA_LOSS, CANCELLED, DEADLINE_EXCEEDED without an A2A
+    ErrorInfo: an exception's text, an address) is logged on
+    ``<package>.grpc`` and kept from the caller unless ``expose_errors`` is True.
+    Leaving a stream early cancels its call.
     A request or an answer too large to convert in about a millisecond is converted
     on a worker thread, so that other calls go on meanwhile.
     """
@@ -218,6 +227,7 @@ class Backend:
         *,
         forward_headers: Iterable[str] = ("authorization",),
         timeout: float | None = None,
+        expose_errors: bool = False,
     ) -> None:
         self.remote = GrpcBackend(
             channel,
@@ -226,6 +236,7 @@ class Backend:
             version=PROTOCOL_VERSION,
             forward_headers=forward_headers,
             timeout=timeout,
+            expose_errors=expose_errors,
             schema=messages.SCHEMA,
         )
 

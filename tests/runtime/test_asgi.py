@@ -664,6 +664,64 @@ def test_disconnect_while_reading_the_body_sends_nothing() -> None:
     assert sent == []
 
 
+@dataclass
+class SlowSend(Handler):
+    """``send`` takes 30 s, noting its cancellation."""
+
+    cancelled: list[str] = field(default_factory=list)
+
+    async def send(self, request: dict[str, Any], context: CallContext) -> Any:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            self.cancelled.append(request.get("text", ""))
+            raise
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/message:send", b'{"text": "rest"}'),
+        ("/", rpc_body("Send", {"text": "rpc"})),
+        ("/", rpc_body("Send", {"text": "note"}, request_id=...)),  # a notification
+    ],
+)
+def test_a_unary_call_whose_client_leaves_is_cancelled_and_not_answered(
+    path: str, body: bytes
+) -> None:
+    handler = SlowSend()
+    sent: list[Any] = []
+
+    async def scenario() -> float:
+        app = make_app(handler, call_timeout=20)
+        messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            if messages:
+                return messages.pop(0)
+            await asyncio.sleep(0.1)  # the client waits a little, then leaves
+            return {"type": "http.disconnect"}
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "headers": [*V, (b"content-type", b"application/json")],
+        }
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        await asyncio.wait_for(app(scope, receive, send), 10)
+        return loop.time() - started
+
+    took = run(scenario())
+    assert sent == [] and len(handler.cancelled) == 1 and took < 2
+
+
 def test_check_request_hook() -> None:
     calls: list[tuple[str, Mapping[str, Any]]] = []
 

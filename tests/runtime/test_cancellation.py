@@ -1,5 +1,6 @@
 """The request's task (``codegen/runtime/_cancellation.py``): ``within`` bounds a call
-in the task itself and leaves no cancellation request behind, however the call ends."""
+in the task itself and leaves no cancellation request behind, however the call ends;
+``DisconnectWatch`` cancels a call whose client left, the same way."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import pytest
 
 from codegen.runtime._cancellation import (
     DeadlineExceeded,
+    DisconnectWatch,
     handler_cancelled,
     uncancel,
     within,
 )
+from codegen.runtime._request import Disconnected
 
 COUNTS = hasattr(asyncio.Task, "cancelling")
 
@@ -102,3 +105,134 @@ def test_uncancel_and_handler_cancelled_read_the_task_count() -> None:
     assert asyncio.run(scenario()) == (True, False, True, 0)
     assert handler_cancelled(ValueError()) is False
     assert uncancel(object()) is True  # a task that counts nothing (Python 3.10)
+
+
+# ------------------------------------------------------------------ DisconnectWatch
+
+TICK = 0.01
+
+
+class Client:
+    """A request's ``receive`` once its body is read: ``messages`` first, then
+    ``http.disconnect`` after ``leave_after`` seconds (None: never)."""
+
+    def __init__(self, leave_after: float | None, *messages: dict[str, Any]) -> None:
+        self.leave_after = leave_after
+        self.messages = list(messages)
+        self.reads = 0
+
+    async def receive(self) -> dict[str, Any]:
+        self.reads += 1
+        if self.messages:
+            return self.messages.pop(0)
+        await asyncio.sleep(3600 if self.leave_after is None else self.leave_after)
+        return {"type": "http.disconnect"}
+
+
+async def _watched(
+    watch: DisconnectWatch, call: Any, client: Client
+) -> tuple[Any, int]:
+    """The outcome of ``watch.run`` and the cancellations left; no watcher outlives it."""
+    try:
+        outcome: Any = await watch.run(call, client.receive)
+    except BaseException as exc:  # noqa: B902  the outcome under test
+        outcome = exc
+    task = asyncio.current_task()
+    assert task is not None
+    await asyncio.sleep(0)  # a stopped watcher ends
+    others = [t for t in asyncio.all_tasks() if t is not task and not t.done()]
+    assert others == []
+    return outcome, task.cancelling() if COUNTS else 0  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("make", "client", "expected", "reads"),
+    [
+        # quicker than a tick: never watched, receive never read
+        (lambda: answer(0), Client(0), "ok", 0),
+        (lambda: answer(TICK / 2), Client(0), "ok", 0),
+        # the client stays: the answer, the watcher stopped
+        (lambda: answer(0.1), Client(None), "ok", 1),
+        # the client leaves: the call is cancelled, whatever came before the disconnect
+        (
+            lambda: answer(5),
+            Client(0, {"type": "http.request", "body": b""}),
+            Disconnected,
+            2,
+        ),
+        # the call answers anyway: its answer, the cancellation taken back
+        (lambda: swallows(5), Client(0), "answered anyway", 1),
+        (lambda: converts(5), Client(0), ValueError, 1),
+    ],
+)
+def test_a_call_whose_client_leaves_is_cancelled_and_nothing_is_left(
+    make: Any, client: Client, expected: Any, reads: int
+) -> None:
+    outcome, left = asyncio.run(_watched(DisconnectWatch(TICK), make(), client))
+    if isinstance(expected, type):
+        assert isinstance(outcome, expected), outcome
+    else:
+        assert outcome == expected
+    assert left == 0 and client.reads == reads
+
+
+def test_a_cancellation_from_elsewhere_stays_one_under_the_watch() -> None:
+    async def scenario() -> None:
+        watch = DisconnectWatch(TICK)
+        call = asyncio.ensure_future(watch.run(answer(5), Client(None).receive))
+        await asyncio.sleep(TICK * 3)  # watched by now
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.skipif(not COUNTS, reason="cancellation requests are counted from 3.11")
+def test_a_client_leaving_during_a_cancellation_from_elsewhere_stays_one() -> None:
+    async def cancelled_twice() -> Any:
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:  # the watcher's; the server's comes too
+            task = asyncio.current_task()
+            assert task is not None
+            task.cancel()
+            raise
+
+    pending: list[int] = []
+
+    async def scenario() -> None:
+        with pytest.raises(asyncio.CancelledError):
+            await DisconnectWatch(TICK).run(cancelled_twice(), Client(0).receive)
+        task = asyncio.current_task()
+        assert task is not None
+        pending.append(task.cancelling())  # type: ignore[attr-defined]
+
+    with pytest.raises(asyncio.CancelledError):  # the server's, still pending
+        asyncio.run(scenario())
+    assert pending == [1]
+
+
+def test_a_receive_that_fails_leaves_the_call_unwatched() -> None:
+    async def broken() -> dict[str, Any]:
+        raise RuntimeError("no receive here")
+
+    async def scenario() -> Any:
+        return await DisconnectWatch(TICK).run(answer(TICK * 4), broken)
+
+    assert asyncio.run(scenario()) == "ok"
+
+
+def test_one_watch_serves_loop_after_loop() -> None:
+    """Each loop has its calls and timer; a closed loop's are forgotten."""
+    watch = DisconnectWatch(TICK)
+    for _ in range(3):
+        outcome, _ = asyncio.run(_watched(watch, answer(5), Client(0)))
+        assert isinstance(outcome, Disconnected)
+    assert len(watch._loops) == 1
+
+
+def test_the_tick_must_be_positive() -> None:
+    for tick in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="tick must be a positive number"):
+            DisconnectWatch(tick)

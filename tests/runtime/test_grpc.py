@@ -14,7 +14,9 @@ import asyncio
 import importlib.util
 import logging
 import re
+import socket
 import sys
+import time
 import types
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -1127,7 +1129,7 @@ def test_error_of_a_service_without_the_a2a_profile_passes_the_status_through() 
         grpc.StatusCode.NOT_FOUND,
         grpc.StatusCode.UNAUTHENTICATED,
         grpc.StatusCode.INVALID_ARGUMENT,
-        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.ABORTED,
     ):
         found = error_of(_Failed(code, "gone", trailers), a2a=False)
         assert isinstance(found, RpcError), found
@@ -1135,6 +1137,221 @@ def test_error_of_a_service_without_the_a2a_profile_passes_the_status_through() 
         assert found.details[0]["reason"] == "TASK_NOT_FOUND"
     bare = error_of(_Failed(grpc.StatusCode.UNAVAILABLE, "down", ()), a2a=False)
     assert isinstance(bare, RpcError) and bare.details == ()
+
+
+# ------------------------------------------------ what the hop passes on, and how
+
+
+from codegen.runtime._failure import failure_of  # noqa: E402
+from codegen.runtime._grpc import (  # noqa: E402
+    PUBLISHED_CODES,
+    check_forward_headers,
+)
+
+SECRET = "RuntimeError: SECRET at ipv4:10.1.2.3:50051"
+KEPT_BACK = {
+    "CANCELLED": ("the call was cancelled", 499),
+    "UNKNOWN": ("internal error", 500),
+    "DEADLINE_EXCEEDED": ("the call's deadline passed", 504),
+    "INTERNAL": ("internal error", 500),
+    "UNAVAILABLE": ("the service is unavailable", 503),
+    "DATA_LOSS": ("internal error", 500),
+}
+
+
+def _with_details(code: grpc.StatusCode, message: str) -> _Failed:
+    """A failed call whose Status carries a ``BadRequest`` and an ErrorInfo of another
+    domain than A2A's."""
+    found = status_pb2.Status(code=code.value[0], message=message)
+    found.details.add().Pack(
+        error_details_pb2.BadRequest(
+            field_violations=[
+                error_details_pb2.BadRequest.FieldViolation(
+                    field="f", description=SECRET
+                )
+            ]
+        )
+    )
+    found.details.add().Pack(
+        error_details_pb2.ErrorInfo(reason="R", domain="example.com")
+    )
+    return _Failed(code, message, ((STATUS_DETAILS_KEY, found.SerializeToString()),))
+
+
+@pytest.mark.parametrize("a2a", [True, False])
+@pytest.mark.parametrize(
+    "code", [code for code in grpc.StatusCode if code is not grpc.StatusCode.OK]
+)
+def test_the_hop_keeps_back_the_text_a_service_did_not_mean_to_publish(
+    code: grpc.StatusCode, a2a: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every canonical code: the ten of PUBLISHED_CODES pass their message on, the six
+    others are answered with their code and a fixed message, their details dropped,
+    their text logged; ``expose_errors`` passes it on."""
+    assert set(KEPT_BACK) | PUBLISHED_CODES == {
+        c.name for c in grpc.StatusCode if c is not grpc.StatusCode.OK
+    }
+    shown = failure_of(
+        error_of(_with_details(code, SECRET), a2a=a2a, expose_errors=True)
+    )
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="codegen.runtime.grpc"):
+        hidden = failure_of(
+            error_of(_with_details(code, SECRET), a2a=a2a, where="/S/M")
+        )
+    assert hidden is not None and shown is not None
+    assert (hidden.status, hidden.http_status) == (code.name, shown.http_status)
+    assert shown.message == SECRET
+    if code.name in PUBLISHED_CODES:
+        assert hidden == shown and "/S/M failed" not in caplog.text
+        return
+    message, http_status = KEPT_BACK[code.name]
+    assert (hidden.message, hidden.http_status, hidden.details) == (
+        message,
+        http_status,
+        (),
+    )
+    assert SECRET not in repr(hidden) and SECRET in repr(shown)
+    [record] = caplog.records
+    assert record.getMessage() == f"/S/M failed: {code.name} {SECRET}"
+    routine = code.name in ("CANCELLED", "DEADLINE_EXCEEDED")
+    assert record.levelno == (logging.INFO if routine else logging.ERROR)
+
+
+def test_an_a2a_error_keeps_its_text_whatever_its_code() -> None:
+    """An A2A ErrorInfo marks an error as meant: InvalidAgentResponseError is
+    INTERNAL, and keeps its message."""
+    found = status_pb2.Status(code=13, message="the agent answered nonsense")
+    found.details.add().Pack(
+        error_details_pb2.ErrorInfo(
+            reason="INVALID_AGENT_RESPONSE", domain="a2a-protocol.org"
+        )
+    )
+    trailers = ((STATUS_DETAILS_KEY, found.SerializeToString()),)
+    error = error_of(_Failed(grpc.StatusCode.INTERNAL, found.message, trailers))
+    assert isinstance(error, A2AError)
+    assert (error.name, error.message) == (
+        "InvalidAgentResponseError",
+        "the agent answered nonsense",
+    )
+
+
+def test_the_backend_keeps_back_a_servers_exception_and_a_dead_address(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Over loopback: a server that shows its handler's exception (``expose_errors``
+    on its side), and no server at all (grpc's UNAVAILABLE names the address)."""
+    handler = Handler()
+    handler.override["get_task"] = lambda request, context: _raises(
+        RuntimeError("SECRET")
+    )
+
+    async def scenario() -> list[Exception]:
+        caught = []
+        async with serving(handler, expose_errors=True) as channel:
+            for backend in (_backend(channel), _backend(channel, expose_errors=True)):
+                with pytest.raises(Exception) as error:
+                    await backend.call("GetTask", {"id": "t"}, SERVED)
+                caught.append(error.value)
+        with socket.socket() as probe:  # a port nobody listens on
+            probe.bind(("127.0.0.1", 0))
+            dead = f"127.0.0.1:{probe.getsockname()[1]}"
+        async with grpc.aio.insecure_channel(dead) as channel:
+            with pytest.raises(Exception) as error:
+                await _backend(channel).call("GetTask", {"id": "t"}, SERVED)
+            caught.append(error.value)
+        return caught
+
+    with caplog.at_level(logging.ERROR, logger="codegen.runtime.grpc"):
+        hidden, shown, down = run(scenario)
+    assert isinstance(hidden, RpcError) and (hidden.code, hidden.message) == (
+        "INTERNAL",
+        "internal error",
+    )
+    assert isinstance(shown, RpcError) and shown.message == "RuntimeError: SECRET"
+    assert isinstance(down, RpcError) and (down.code, down.message) == (
+        "UNAVAILABLE",
+        "the service is unavailable",
+    )
+    assert f"/{SERVICE}/GetTask failed: INTERNAL RuntimeError: SECRET" in caplog.text
+    assert f"/{SERVICE}/GetTask failed: UNAVAILABLE" in caplog.text
+    assert "127.0.0.1" in caplog.text  # the operator sees the address
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("Connection", "hop-by-hop"),
+        ("keep-alive", "hop-by-hop"),
+        ("Proxy-Connection", "hop-by-hop"),
+        ("Transfer-Encoding", "hop-by-hop"),
+        ("Upgrade", "hop-by-hop"),
+        ("TE", "hop-by-hop"),
+        ("Host", ":authority"),
+        ("grpc-timeout", "read for the call's deadline"),
+        ("grpc-status", "reserved by gRPC"),
+        ("Grpc-Encoding", "reserved by gRPC"),
+        (":authority", "pseudo-header"),
+        ("x!y", "no gRPC metadata key"),
+        ("", "no gRPC metadata key"),
+    ],
+)
+def test_a_header_never_forwarded_is_refused_when_the_backend_is_made(
+    name: str, why: str
+) -> None:
+    with pytest.raises(ValueError, match=f"the header {re.escape(repr(name))}.*{why}"):
+        _backend(None, forward_headers=("authorization", name))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="cannot be forwarded"):
+        check_forward_headers([name])
+
+
+def test_forward_headers_are_lower_case_and_any_other_name_passes() -> None:
+    assert check_forward_headers(["Authorization", "X-Trace.Id_2", "trace-bin"]) == {
+        "authorization",
+        "x-trace.id_2",
+        "trace-bin",
+    }
+
+
+@pytest.mark.parametrize(
+    ("header", "value"),
+    [
+        ("authorization", "Bearer caf\xe9"),
+        ("authorization", "Bearer \x80"),
+        ("authorization", "Bearer a\tb"),
+        ("x-trace", "\x7f"),
+    ],
+)
+def test_a_header_value_grpc_cannot_carry_is_refused_naming_it(
+    header: str, value: str
+) -> None:
+    handler = Handler()
+    context = CallContext("", "http+json", ServiceParams("1.0", ()), ((header, value),))
+
+    async def scenario() -> None:
+        async with serving(handler) as channel:
+            backend = _backend(channel, forward_headers=("authorization", "x-trace"))
+            with pytest.raises(InvalidArgument, match=f"the {header} header cannot"):
+                await backend.call("GetTask", {"id": "t"}, context)
+            stream = backend.stream("SubscribeToTask", {"id": "t"}, context)
+            with pytest.raises(InvalidArgument, match=f"the {header} header cannot"):
+                await anext(stream)
+
+    run(scenario)
+    assert handler.seen == []  # refused before anything was sent
+
+
+def test_extensions_grpc_cannot_carry_are_refused_naming_the_header() -> None:
+    handler = Handler()
+    context = CallContext("", "jsonrpc", ServiceParams("1.0", ("https://x/\xe9",)))
+
+    async def scenario() -> None:
+        async with serving(handler) as channel:
+            with pytest.raises(InvalidArgument, match="the a2a-extensions header"):
+                await _backend(channel).call("GetTask", {"id": "t"}, context)
+
+    run(scenario)
+    assert handler.seen == []
 
 
 # --------------------------------------------------------------------- deadlines
@@ -1205,6 +1422,72 @@ def test_the_backend_deadline_is_the_nearer_of_its_option_and_the_callers() -> N
     assert _backend(None).deadline(caller("3S", "500m")) == 0.5  # type: ignore[arg-type]
     with pytest.raises(InvalidArgument, match="grpc-timeout header 'soon'"):
         _backend(None, timeout=5).deadline(caller("soon"))  # type: ignore[arg-type]
+
+
+def test_a_deadline_beyond_what_grpc_can_hold_is_the_longest_it_can() -> None:
+    """grpc's wire allows ``99999999H`` (11,400 years), grpc.aio a deadline up to 2**63
+    ns after the epoch (about 235 years from now): a call given more would fail at once
+    with DEADLINE_EXCEEDED, without reaching the service."""
+    from codegen.runtime._grpc import _LATEST_DEADLINE
+
+    far = CallContext("", "http+json", SERVED.params, ((TIMEOUT_KEY, "99999999H"),))
+    longest = _LATEST_DEADLINE - time.time()
+    found = _backend(None).deadline(far)  # type: ignore[arg-type]
+    assert found is not None and longest - 5 < found < longest
+    assert _backend(None, timeout=3).deadline(far) == 3  # type: ignore[arg-type]
+    handler = Handler()
+
+    async def scenario() -> Any:
+        async with serving(handler) as channel:
+            return await _backend(channel).call("GetTask", {"id": "t"}, far)
+
+    assert run(scenario)["id"] == "t"
+    [(_, _, context)] = handler.seen
+    assert parse_timeout(context.header(TIMEOUT_KEY) or "") > 86400 * 365
+
+
+def test_the_proxy_passes_on_a_deadline_beyond_what_grpc_can_hold() -> None:
+    """A gRPC client sending ``grpc-timeout: 99999999H`` (a Go client's longest; grpcio
+    never sends more than 27000H) to a proxy (``GrpcBinding`` over ``GrpcBackend``):
+    the origin is called, and the proxy answers. Sent over HTTP/2 with httpx, since
+    grpcio cannot send such a deadline."""
+    import httpx
+
+    origin = Handler()
+
+    async def scenario() -> httpx.Response:
+        async with serving(origin) as to_origin:
+            proxy = grpc.aio.server()
+            GrpcBinding(
+                _Proxy(_backend(to_origin)),
+                services=SERVICES,
+                pb2_module="a2a.types.a2a_pb2",
+                tenant_field="tenant",
+                supported_versions=("1.0",),
+            ).add_to(proxy)
+            port = proxy.add_insecure_port("127.0.0.1:0")
+            await proxy.start()
+            try:
+                message = pb.GetTaskRequest(id="t").SerializeToString()
+                async with httpx.AsyncClient(http1=False, http2=True) as client:
+                    return await client.post(
+                        f"http://127.0.0.1:{port}/{SERVICE}/GetTask",
+                        content=b"\0" + len(message).to_bytes(4, "big") + message,
+                        headers={
+                            "content-type": "application/grpc",
+                            "te": "trailers",
+                            "a2a-version": "1.0",
+                            TIMEOUT_KEY: "99999999H",
+                        },
+                    )
+            finally:
+                await proxy.stop(None)
+
+    answer = run(scenario)
+    assert "grpc-status" not in answer.headers, answer.headers  # no trailers-only error
+    assert pb.Task.FromString(answer.content[5:]).id == "t"
+    [(_, _, context)] = origin.seen
+    assert parse_timeout(context.header(TIMEOUT_KEY) or "") > 86400 * 365
 
 
 def test_a_served_calls_deadline_reaches_the_handler_and_a_backend_behind_it() -> None:
