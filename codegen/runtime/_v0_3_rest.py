@@ -109,7 +109,8 @@ def _fields(
     """The fields ``names`` (json names) of the 0.3 object ``value``, whichever name
     ProtoJSON lets it use (the json name, the proto name, or ``proto``'s own name for
     a field whose json name is not its proto name's camel case); ``null`` is absent,
-    other keys are dropped (unknown fields), a field given under two names refused."""
+    other keys are dropped (unknown fields). A field given under two names is read
+    under its json name, as the JSON-RPC side reads it (``_v0_3_shapes._model``)."""
     given = _object(value, where)
     lookup = {name: name for name in names}
     lookup.update({_snake(name): name for name in names})
@@ -119,9 +120,10 @@ def _fields(
         name = lookup.get(key)
         if name is None or item is None:
             continue
-        if name in out:
-            raise ShapeError(f"{where}.{name}", "given under two names")
-        out[name] = item
+        if key == name:
+            out[name] = item  # the json name wins
+        else:
+            out.setdefault(name, item)
     return out
 
 

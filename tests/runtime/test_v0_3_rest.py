@@ -407,6 +407,21 @@ def test_list_tasks_has_no_0_3_operation() -> None:
 
 
 @pytest.mark.parametrize(
+    "message",
+    [
+        {"messageId": "a", "message_id": "b", "content": [{"text": "x"}]},
+        {"message_id": "b", "messageId": "a", "content": [{"text": "x"}]},
+    ],
+)
+def test_a_field_under_both_names_is_read_under_its_json_name(
+    message: dict[str, Any],
+) -> None:
+    """As the JSON-RPC side reads it: the json name wins, whichever comes first."""
+    rpc, request = rest.request_to_v1("SendMessage", {"message": message})
+    assert rpc == "SendMessage" and request["message"]["messageId"] == "a"
+
+
+@pytest.mark.parametrize(
     ("rpc", "request_", "field"),
     [
         ("GetTask", {"name": "task/x"}, "name"),
@@ -436,11 +451,6 @@ def test_list_tasks_has_no_0_3_operation() -> None:
             "SendMessage",
             {"message": {"content": [{"data": {"data": 5}}]}},
             "message.content[0].data.data",
-        ),
-        (
-            "SendMessage",
-            {"message": {"messageId": "a", "message_id": "b"}},
-            "message.messageId",
         ),
         (
             "SendMessage",
