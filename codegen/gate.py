@@ -6,7 +6,8 @@ backstop that turns an escaping bug into a refusal instead of code that runs whe
 server imports the package. It parses each module and checks: the first two lines are
 the fixed header (PEP 263 reads an encoding declaration from them); at the top level
 there are only docstrings, imports from the standard library modules the templates use
-or from the package itself, assignments to plain names, functions and classes; no name
+or from the package itself (those also under ``if TYPE_CHECKING:``, alone), assignments
+to plain names, functions and classes; no name
 is defined twice (but ``@overload`` series); calls at the top level, and everything
 that runs when a ``def`` or ``class`` statement does (decorators, bases, class keywords,
 default values of every kind of argument, annotations), name only the package's own
@@ -156,6 +157,21 @@ def check_module(module: str, source: str, *, subpackage: bool = False) -> None:
                 define(alias.asname or alias.name, node)
                 if node.level in levels:
                     own.add(alias.asname or alias.name)
+        elif isinstance(node, ast.If):
+            # ``if TYPE_CHECKING:`` importing the package's own modules for annotations
+            if not (
+                _name(node.test) == "TYPE_CHECKING"
+                and not node.orelse
+                and all(
+                    isinstance(inner, ast.ImportFrom) and inner.level in levels
+                    for inner in node.body
+                )
+            ):
+                raise refuse(node, "an if statement other than TYPE_CHECKING imports")
+            for inner in node.body:
+                assert isinstance(inner, ast.ImportFrom)
+                for alias in inner.names:
+                    define(alias.asname or alias.name, inner)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = [_name(target) for target in targets]

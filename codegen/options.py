@@ -41,10 +41,17 @@ class Options:
                    is an error (nested messages multiply them).
     openapi:       ``true`` also writes ``openapi.json`` (OpenAPI 3.1 of the HTTP+JSON
                    binding) into the package.
+    serve:         ``true`` adds the serving layer: ``handler.py`` (the typed handler)
+                   and ``asgi.py`` (the ASGI app), and for A2A ``protocol.py`` (its
+                   protocol rules). Without it a package holds the tables alone.
+    client:        ``true`` adds ``client.py``, the client helpers, and ``protocol.py``
+                   (A2A services only: elsewhere it is an error).
     grpc:          ``true`` also writes ``grpc_binding.py``, serving the handler on a
                    ``grpc.aio.Server`` and calling the service over a channel (any
                    service): the one module that needs more than the standard
-                   library (grpcio, protobuf, the pb2 module).
+                   library (grpcio, protobuf, the pb2 module). It serves the handler
+                   of the serving layer, so it implies ``serve=true``
+                   (``serve=false`` beside it is an error).
     pb2_module:    the module of the message classes ``protoc --python_out`` wrote for
                    the proto file (e.g. ``myproject.a2a_pb2``); default: the name
                    protoc gives it (``a2a_pb2`` for ``a2a.proto``, ``lf.a2a.v1.a2a_pb2``
@@ -65,6 +72,8 @@ class Options:
     max_query_depth: int = 8
     max_query_params: int = 1000
     openapi: bool = False
+    serve: bool = False
+    client: bool = False
     grpc: bool = False
     pb2_module: str | None = None
     v0_3_proto: str | None = None
@@ -123,12 +132,18 @@ class Options:
             if not re.fullmatch(r"[0-9]{1,7}", text) or int(text) < 1:
                 raise OptionError(f"option {key}={text!r}: expected a positive integer")
             limits[key] = int(text)
-        openapi = values.get("openapi", "false")
-        if openapi not in ("true", "false"):
-            raise OptionError(f"option openapi={openapi!r}: expected true or false")
-        grpc = values.get("grpc", "false")
-        if grpc not in ("true", "false"):
-            raise OptionError(f"option grpc={grpc!r}: expected true or false")
+        flags = {}
+        for key in ("openapi", "serve", "client", "grpc"):
+            text = values.get(key, "false")
+            if text not in ("true", "false"):
+                raise OptionError(f"option {key}={text!r}: expected true or false")
+            flags[key] = text == "true"
+        grpc = "true" if flags["grpc"] else "false"
+        if flags["grpc"] and values.get("serve") == "false":
+            raise OptionError(
+                "option serve=false contradicts grpc=true: the gRPC binding serves"
+                " the handler of the serving layer (leave serve out, or set it true)"
+            )
         pb2_module = values.get("pb2_module")
         if pb2_module is not None:
             if not _DOTTED.match(pb2_module) or any(
@@ -153,8 +168,10 @@ class Options:
             protocol_version=version,
             max_query_depth=limits["max_query_depth"],
             max_query_params=limits["max_query_params"],
-            openapi=openapi == "true",
-            grpc=grpc == "true",
+            openapi=flags["openapi"],
+            serve=flags["serve"] or flags["grpc"],
+            client=flags["client"],
+            grpc=flags["grpc"],
             pb2_module=pb2_module,
             v0_3_proto=values.get("v0_3_proto"),
         )

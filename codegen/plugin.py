@@ -39,7 +39,9 @@ generated files from stdout. Run it through protoc or buf, e.g.
   python -m grpc_tools.protoc -I spec -I GOOGLEAPIS --a2a_out=src/vendor a2a.proto
 
 Options go in --a2a_opt=k=v,...: module, tenant_field, ambiguity, profile, acknowledge,
-openapi, grpc, pb2_module, v0_3_proto (see the README).
+serve, client, grpc, openapi, pb2_module, v0_3_proto (see the README). With none, the
+package holds the tables; serve=true adds the serving layer, client=true the client
+helpers, grpc=true the gRPC binding.
 As a build step or CI check without protoc, use a2a-codegen (a2a-codegen --help).
 """
 
@@ -98,6 +100,14 @@ def run(
             warn(f"warning: {overlap}")
     for acknowledgement in settled.stale:
         warn(acknowledgement.stale_warning)
+    if options.client:
+        lacking = [f.proto_file for f in generation.files if not f.a2a]
+        if lacking:
+            response.error = (
+                f"protoc-gen-a2a: option client=true: the client helpers are A2A's,"
+                f" and {', '.join(lacking)} has no A2A service"
+            )
+            return Run(response, (), ())
     for binding_file in generation.files:
         package = binding_file.module
         pb2_module = (
@@ -105,7 +115,13 @@ def run(
             if options.grpc
             else None
         )
-        rendered = render_file(binding_file, pb2_module=pb2_module, v0_3=bool(legacy))
+        rendered = render_file(
+            binding_file,
+            pb2_module=pb2_module,
+            v0_3=bool(legacy),
+            serve=options.serve,
+            client=options.client,
+        )
         for name, content in sorted(rendered.items()):
             response.file.add(name=f"{package}/{name}", content=content)
     for binding_file in legacy:

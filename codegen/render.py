@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,9 +51,10 @@ __all__ = [
     "template_dir",
     "runtime_dir",
     "runtime_modules",
+    "CLIENT_MODULE",
     "MODULES",
     "GRPC_MODULE",
-    "GRPC_RUNTIME",
+    "SERVE_MODULES",
 ]
 
 # One template per emitted module, in the order they are written.
@@ -63,43 +65,10 @@ MODULES = ("__init__.py", "routes.py", "query.py", "jsonrpc.py", "messages.py")
 V0_3_PACKAGE = "v0_3"
 V0_3_MODULES = ("routes.py", "query.py", "messages.py")
 
-# The runtime every package carries verbatim (the tables' and the ASGI app's, which
-# serves any service), and what only A2A packages carry.
-RUNTIME = (
-    "_quoting.py",
-    "_query.py",
-    "_paths.py",
-    "_json.py",
-    "_sse.py",
-    "_jsonrpc.py",
-    "_validate.py",
-    "_validate_fast.py",
-    "_compiling.py",
-    "_headers.py",
-    "_media.py",
-    "_errors.py",
-    "_params.py",
-    "_caching.py",
-    "_cancellation.py",
-    "_status.py",
-    "_failure.py",
-    "_request.py",
-    "_responses.py",
-    "_profile.py",
-    "_documents.py",
-    "_asgi.py",
-)
-A2A_RUNTIME = (
-    "_client.py",
-    "_v0_3.py",
-    "_v0_3_card.py",
-    "_v0_3_shapes.py",
-    "_v0_3_rpc.py",
-    "_v0_3_rest.py",
-    "_v0_3_serving.py",
-)
-# What only a package generated with ``grpc=true`` carries (imports grpcio, protobuf).
-GRPC_RUNTIME = ("_proto.py", "_grpc.py")
+# The modules of the layers beyond the tables (options ``serve``, ``client``): the
+# serving layer's (``protocol.py`` for A2A only), and the client helpers (A2A only).
+SERVE_MODULES = ("handler.py", "asgi.py", "protocol.py")
+CLIENT_MODULE = "client.py"
 GRPC_MODULE = "grpc_binding.py"
 
 
@@ -113,14 +82,24 @@ def runtime_dir() -> Path:
     return Path(__file__).with_name("runtime")
 
 
-def runtime_modules(binding_file: BindingFile, grpc: bool = False) -> tuple[str, ...]:
-    """The runtime modules a package carries, by file name (``grpc``: generated with
-    ``grpc=true``)."""
-    return (
-        RUNTIME
-        + (A2A_RUNTIME if binding_file.a2a else ())
-        + (GRPC_RUNTIME if grpc else ())
-    )
+_RUNTIME_IMPORT = re.compile(r"^[ \t]*from \.{1,2}(_[a-z0-9_]+) import", re.MULTILINE)
+
+
+def runtime_modules(sources: Iterable[str]) -> tuple[str, ...]:
+    """The runtime modules a package whose modules are ``sources`` carries, by file
+    name, sorted: those the sources import (``from ._paths import``), and those these
+    import in turn, and so on: a package carries only the runtime it uses."""
+    folder = runtime_dir()
+    pending = [name for source in sources for name in _RUNTIME_IMPORT.findall(source)]
+    found: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in found:
+            continue
+        found.add(name)
+        text = (folder / f"{name}.py").read_text(encoding="utf-8")
+        pending.extend(_RUNTIME_IMPORT.findall(text))
+    return tuple(sorted(f"{name}.py" for name in found))
 
 
 def template_dir() -> Path:
@@ -343,24 +322,33 @@ def _black(source: str) -> str:
 
 
 def _views(
-    binding_file: BindingFile, pb2_module: str | None, v0_3: bool = False
+    binding_file: BindingFile,
+    pb2_module: str | None,
+    v0_3: bool = False,
+    *,
+    serve: bool = False,
+    client: bool = False,
 ) -> dict[str, FileView]:
-    """One view per template, by module file name: the handler and the ASGI app for
-    every service, ``protocol`` and ``client`` only for A2A, and with a
-    ``pb2_module`` (option ``grpc=true``) the gRPC binding's; ``v0_3``: the package
-    has the ``v0_3`` subpackage, which its application serves."""
+    """One view per template, by module file name: the tables always; with ``serve``
+    the handler and the ASGI app; with ``client`` the client helpers (A2A only); for
+    A2A with either, ``protocol`` (its rules: both sides use them); with a
+    ``pb2_module`` (option ``grpc=true``, which implies ``serve``) the gRPC binding's. ``v0_3``: the package has the ``v0_3``
+    subpackage, which its application serves."""
     found: dict[str, FileView] = {
         "__init__.py": FileView(binding_file),
         "routes.py": RoutesView(binding_file),
         "query.py": QueryView(binding_file),
         "jsonrpc.py": JsonRpcView(binding_file),
         "messages.py": MessagesView(binding_file),
-        "handler.py": HandlerView(binding_file),
-        "asgi.py": AsgiView(binding_file, v0_3=v0_3),
     }
-    if binding_file.a2a:
+    serve = serve or pb2_module is not None
+    if serve:
+        found["handler.py"] = HandlerView(binding_file)
+        found["asgi.py"] = AsgiView(binding_file, v0_3=v0_3)
+    if binding_file.a2a and (serve or client):  # A2A's rules, for either side
         found["protocol.py"] = ProtocolView(binding_file)
-        found["client.py"] = ClientView(binding_file)
+    if client and binding_file.a2a:
+        found[CLIENT_MODULE] = ClientView(binding_file)
     if pb2_module is not None:
         found[GRPC_MODULE] = GrpcView(binding_file, pb2_module)
     return found
@@ -372,13 +360,16 @@ def render_sources(
     *,
     pb2_module: str | None = None,
     v0_3: bool = False,
+    serve: bool = False,
+    client: bool = False,
 ) -> dict[str, str]:
-    """Every module's source as the templates write it, before ``layout``;
-    ``grpc_binding.py`` too when ``pb2_module`` names its message classes; ``v0_3``:
-    the package has the ``v0_3`` subpackage."""
+    """Every module's source as the templates write it, before ``layout``: the
+    tables, and the layers asked for (see ``_views``); ``v0_3``: the package has the
+    ``v0_3`` subpackage."""
     env = env or _environment()
     sources: dict[str, str] = {}
-    for module, view in _views(binding_file, pb2_module, v0_3).items():
+    layers = _views(binding_file, pb2_module, v0_3, serve=serve, client=client)
+    for module, view in layers.items():
         name = module + ".j2"
         try:
             sources[module] = env.get_template(name).render(view=view)
@@ -397,14 +388,22 @@ def format_source(source: str) -> str:
 
 
 def render_file(
-    binding_file: BindingFile, *, pb2_module: str | None = None, v0_3: bool = False
+    binding_file: BindingFile,
+    *,
+    pb2_module: str | None = None,
+    v0_3: bool = False,
+    serve: bool = False,
+    client: bool = False,
 ) -> dict[str, str]:
-    """Every module of one output package, by file name relative to the package;
-    with ``pb2_module`` (option ``grpc=true``: the module of the message classes) the
-    gRPC binding and its runtime too; ``v0_3``: the package has the ``v0_3``
+    """Every module of one output package, by file name relative to the package: the
+    tables; with ``serve`` the serving layer, with ``client`` the client helpers, with
+    ``pb2_module`` (option ``grpc=true``: the module of the message classes) the gRPC
+    binding; and the runtime those use. ``v0_3``: the package has the ``v0_3``
     subpackage (option ``v0_3_proto``), which its ``asgi.py`` serves."""
     rendered = {}
-    sources = render_sources(binding_file, pb2_module=pb2_module, v0_3=v0_3)
+    sources = render_sources(
+        binding_file, pb2_module=pb2_module, v0_3=v0_3, serve=serve, client=client
+    )
     for module, source in sources.items():
         try:
             rendered[module] = format_source(source)
@@ -418,7 +417,7 @@ def render_file(
     header = (
         _environment().get_template("_header.j2").render(view=FileView(binding_file))
     )
-    for module in runtime_modules(binding_file, grpc=pb2_module is not None):
+    for module in runtime_modules(rendered.values()):
         rendered[module] = header + (runtime_dir() / module).read_text(encoding="utf-8")
     if binding_file.openapi:
         from .openapi import openapi_document  # only here: an option most runs lack

@@ -15,6 +15,7 @@ from typing import NamedTuple
 from .model import Binding, BindingFile, Field, Method, QueryParam, Route, query_codec
 from .model import validation_kind
 from .model.naming import MESSAGES_IMPORTS, private_base, snake_case
+from .runtime._params import VERSION_HEADER
 
 __all__ = [
     "Call",
@@ -142,11 +143,9 @@ def _path_codec(field: Field) -> tuple[str, str]:
 class RoutesView(FileView):
     """What ``routes.py`` prints."""
 
-    @property
-    def header_version(self) -> str | None:
-        """The ``A2A-Version`` ``build`` sends when it is not the package's own (the
-        ``v0_3`` tables); None: ``protocol``'s."""
-        return None if self.runtime == "." else self.file.protocol_version
+    version_header = VERSION_HEADER
+    """The header ``build`` names the protocol version in (the version is the file's
+    own: the ``v0_3`` tables send ``0.3``)."""
 
     @functools.cached_property
     def routes(self) -> tuple[RouteView, ...]:
@@ -316,6 +315,17 @@ class QueryView(FileView):
     @property
     def uses_messages(self) -> bool:
         return any("messages." in a for s in self.shapes for _, a in s.fields)
+
+    @property
+    def messages_for_typing(self) -> bool:
+        """``messages`` is named in class-form annotations alone (never evaluated):
+        imported for type checkers only, so that importing the codecs loads no
+        message tables."""
+        return self.uses_messages and all(
+            s.class_form
+            for s in self.shapes
+            if any("messages." in a for _, a in s.fields)
+        )
 
     @property
     def params(self) -> tuple[tuple[str, tuple[Call, ...]], ...]:

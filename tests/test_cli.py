@@ -83,6 +83,8 @@ def test_generate_from_descriptor_set_and_module(tmp_path: Path) -> None:
         "openapi=true",
         "--opt",
         "grpc=true",
+        "--opt",
+        "client=true",
         "--v0-3",
         "a2a.compat.v0_3.a2a_v0_3_pb2",
     )
@@ -101,6 +103,8 @@ def test_generate_without_input_uses_the_embedded_default(tmp_path: Path) -> Non
         "openapi=true",
         "--opt",
         "grpc=true",
+        "--opt",
+        "client=true",
         "--v0-3",
         "a2a.compat.v0_3.a2a_v0_3_pb2",
         "--print-routes",

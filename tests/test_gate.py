@@ -57,7 +57,15 @@ def test_what_the_templates_write_passes() -> None:
         (GOOD + "\nclass Query:\n    x = open('f')\n", "unexpected statement in class"),
         (GOOD + "\n@exec('1')\ndef f() -> None: ...\n", "call to 'exec'"),
         (GOOD + "\ndef f(x: int = exec('1')) -> None: ...\n", "call to 'exec'"),
-        (GOOD + "\nif True:\n    pass\n", "unexpected If"),
+        (GOOD + "\nif True:\n    pass\n", "an if statement other than TYPE_CHECKING"),
+        (
+            GOOD + "\nif TYPE_CHECKING:\n    import os\n",
+            "an if statement other than TYPE_CHECKING",
+        ),
+        (
+            GOOD + "\nif TYPE_CHECKING:\n    from . import a\nelse:\n    b = 1\n",
+            "an if statement other than TYPE_CHECKING",
+        ),
         (GOOD + "\na, b = 1, 2\n", "one name"),
         (GOOD + "\ndef f(:\n", "not valid Python"),
     ],

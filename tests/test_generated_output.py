@@ -40,7 +40,9 @@ def _write(response, out: Path) -> Path:  # type: ignore[no-untyped-def]
 def test_committed_generated_is_what_make_generate_writes() -> None:
     response = generate(
         with_v0_3(
-            request_from_module(parameter="module=a2a_binding,openapi=true,grpc=true"),
+            request_from_module(
+                parameter="module=a2a_binding,serve=true,client=true,openapi=true,grpc=true"
+            ),
             request_from_module(V0_3_MODULE),
         )
     )

@@ -53,8 +53,38 @@ def _files(root: Path) -> dict[str, bytes]:
     }
 
 
-def test_protoc_writes_the_package_for_the_upstream_proto(tmp_path: Path) -> None:
+TABLES = [
+    "a2a_binding/__init__.py",
+    "a2a_binding/_compiling.py",
+    "a2a_binding/_errors.py",
+    "a2a_binding/_json.py",
+    "a2a_binding/_jsonrpc.py",
+    "a2a_binding/_paths.py",
+    "a2a_binding/_query.py",
+    "a2a_binding/_quoting.py",
+    "a2a_binding/_sse.py",
+    "a2a_binding/_validate.py",
+    "a2a_binding/_validate_fast.py",
+    "a2a_binding/jsonrpc.py",
+    "a2a_binding/messages.py",
+    "a2a_binding/py.typed",
+    "a2a_binding/query.py",
+    "a2a_binding/routes.py",
+]
+
+
+def test_protoc_writes_the_tables_for_the_upstream_proto(tmp_path: Path) -> None:
+    """No option: the tables and the runtime they use, nothing of the other layers."""
     result = protoc(spec_proto("v1.0.1"), tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert sorted(_files(tmp_path)) == TABLES
+    # Overlaps are warnings on stderr, with an example path; stdout stays the protocol.
+    assert "GET /tasks/tasks matches both" in result.stderr
+    assert result.stdout == ""
+
+
+def test_protoc_writes_the_layers_asked_for(tmp_path: Path) -> None:
+    result = protoc(spec_proto("v1.0.1"), tmp_path, opt="serve=true,client=true")
     assert result.returncode == 0, result.stderr
     assert sorted(_files(tmp_path)) == [
         "a2a_binding/__init__.py",
@@ -97,9 +127,11 @@ def test_protoc_writes_the_package_for_the_upstream_proto(tmp_path: Path) -> Non
         "a2a_binding/query.py",
         "a2a_binding/routes.py",
     ]
-    # Overlaps are warnings on stderr, with an example path; stdout stays the protocol.
-    assert "GET /tasks/tasks matches both" in result.stderr
-    assert result.stdout == ""
+    served = protoc(spec_proto("v1.0.1"), tmp_path / "served", opt="serve=true")
+    assert served.returncode == 0, served.stderr
+    found = sorted(_files(tmp_path / "served"))
+    assert "a2a_binding/asgi.py" in found and "a2a_binding/client.py" not in found
+    assert set(TABLES) < set(found)
 
 
 @pytest.mark.parametrize("tag", SPEC_TAGS)
@@ -196,6 +228,9 @@ def test_module_option_names_the_package(tmp_path: Path) -> None:
         ("module=a,module=b", "given twice"),
         ("module=class", "option module='class' is a Python keyword"),
         ("acknowledge=", "option acknowledge= needs a file name"),
+        ("serve=yes", "option serve='yes': expected true or false"),
+        ("client=1", "option client='1': expected true or false"),
+        ("grpc=true,serve=false", "option serve=false contradicts grpc=true"),
     ],
 )
 def test_bad_options_are_errors_naming_them(
@@ -207,6 +242,21 @@ def test_bad_options_are_errors_naming_them(
     assert result.returncode != 0
     assert message in result.stderr
     assert not any(tmp_path.rglob("*.py"))
+
+
+def test_client_helpers_are_refused_for_a_service_without_the_a2a_profile(
+    tmp_path: Path,
+) -> None:
+    result = protoc(PROTO / "features" / "tenancy.proto", tmp_path, opt="client=true")
+    assert result.returncode != 0
+    assert "option client=true: the client helpers are A2A's" in result.stderr
+    assert not any(tmp_path.rglob("*.py"))
+
+
+def test_grpc_implies_the_serving_layer() -> None:
+    assert Options.parse("grpc=true").serve
+    assert Options.parse("grpc=true,serve=true") == Options.parse("grpc=true")
+    assert not Options.parse("").serve and not Options.parse("").client
 
 
 def test_options_round_trip() -> None:

@@ -104,20 +104,32 @@ def _handler_methods() -> list[str]:
 
 
 def test_the_files_the_readme_says_protoc_writes_are_what_the_plugin_writes() -> None:
+    """Each layer's row lists what its option adds to the package, exactly."""
     section = _section("### With protoc")
     block = section.split("```text\n", 1)[1].split("```", 1)[0]
-    listed = re.findall(r"[\w.]+\.(?:py|typed)\b", block)
-    assert len(listed) == len(set(listed))
-    response = generate(request_from_module())
-    assert response.error == ""
-    written = [f.name.partition("/")[2] for f in response.file]
-    assert {f.name.partition("/")[0] for f in response.file} == {"a2a_binding"}
-    assert sorted(listed) == sorted(written)
-    with_options = generate(request_from_module(parameter="openapi=true,grpc=true"))
-    extra = {f.name.partition("/")[2] for f in with_options.file} - set(written)
-    assert extra == {"openapi.json", "grpc_binding.py", "_proto.py", "_grpc.py"}
-    for name in extra:
-        assert f"`{name}`" in section
+    listed: dict[str, set[str]] = {}
+    layer = ""
+    for line in block.splitlines():
+        if not line.startswith(" "):
+            layer = line.split()[0] + (" " + line.split()[1] if line[0] == "(" else "")
+        names = re.findall(r"[\w.]+\.(?:py|typed|json)\b", line)
+        assert not (set(names) & listed.get(layer, set())), line
+        listed.setdefault(layer, set()).update(names)
+
+    def written(parameter: str) -> set[str]:
+        response = generate(request_from_module(parameter=parameter))
+        assert response.error == ""
+        assert {f.name.partition("/")[0] for f in response.file} == {"a2a_binding"}
+        return {f.name.partition("/")[2] for f in response.file}
+
+    tables, served = written(""), written("serve=true")
+    assert listed == {
+        "(no option)": tables,
+        "serve=true": served - tables,
+        "client=true": written("client=true") - tables,
+        "grpc=true": written("grpc=true") - served,
+        "openapi=true": written("openapi=true") - tables,
+    }
 
 
 def _curl_commands() -> list[list[str]]:

@@ -63,7 +63,7 @@ def test_rpcs_named_like_keywords_get_handler_methods_with_a_trailing_underscore
     file.service[0].method[0].name = "Import"
     add_rpc(file, "Class", "Request", post="/items")
     add_rpc(file, "Await", "Request", get="/await/{id}")
-    settle(generate(request_for(file, parameter="profile=a2a")), tmp_path)
+    settle(generate(request_for(file, parameter="profile=a2a,serve=true")), tmp_path)
     methods = _python(
         tmp_path,
         "from hostile_binding import asgi\nprint(sorted(asgi.HANDLER_METHODS.items()))",

@@ -89,7 +89,7 @@ def test_protoc_writes_the_0_3_tables_beside_the_1_0_package(tmp_path: Path) -> 
         tmp_path,
         "v1.0.0/a2a.proto",
         "v0.3.0/a2a.proto",
-        opt="v0_3_proto=v0.3.0/a2a.proto",
+        opt="v0_3_proto=v0.3.0/a2a.proto,serve=true",
     )
     assert result.returncode == 0, result.stderr
     package = tmp_path / "a2a_binding"
@@ -98,7 +98,9 @@ def test_protoc_writes_the_0_3_tables_beside_the_1_0_package(tmp_path: Path) -> 
     assert not (tmp_path / "a2a_binding" / "v0_3" / "jsonrpc.py").exists()
     # The 1.0 tables are what a run without the option writes; the application
     # serves the 0.3 routes besides.
-    alone = _protoc(tmp_path / "alone", "v1.0.0/a2a.proto", opt="module=a2a_binding")
+    alone = _protoc(
+        tmp_path / "alone", "v1.0.0/a2a.proto", opt="module=a2a_binding,serve=true"
+    )
     assert alone.returncode == 0, alone.stderr
     for path in (tmp_path / "alone" / "a2a_binding").iterdir():
         if path.name not in ("protocol.py", "asgi.py"):

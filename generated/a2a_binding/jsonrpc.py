@@ -37,8 +37,6 @@ from ._jsonrpc import (
     success,
 )
 from ._errors import A2A_ERRORS, A2AErrorKind
-from ._media import JSONRPC_ACCEPTED as ACCEPTED_CONTENT_TYPES
-from ._media import JSONRPC_CONTENT_TYPE as CONTENT_TYPE
 from .routes import AGENT_CARD_PATH, ROUTES_BY_RPC, agent_card_tenant
 
 __all__ = [
@@ -67,6 +65,12 @@ __all__ = [
     "sse_event",
     "success",
 ]
+
+CONTENT_TYPE = "application/json"
+"""The media type A2A's JSON-RPC peers send (§9.1)."""
+
+ACCEPTED_CONTENT_TYPES = frozenset({"application/json", "application/a2a+json"})
+"""Media types to accept when reading a JSON-RPC request: plain JSON and A2A's own."""
 
 MethodName = Literal[
     "SendMessage",

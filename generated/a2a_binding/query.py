@@ -17,9 +17,8 @@ value raises ``QueryError``, never another exception. The algorithms are in ``_q
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, TypedDict, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
 
-from . import messages
 from ._query import (
     MAX_QUERY_PAIRS,
     Param,
@@ -28,6 +27,9 @@ from ._query import (
     QueryInput,
     Unknown,
 )
+
+if TYPE_CHECKING:  # annotations only: importing the tables needs no messages
+    from . import messages
 
 __all__ = [
     "CODECS",

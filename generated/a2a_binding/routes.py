@@ -16,9 +16,8 @@ differ wins, so a plain route beats its ``/{tenant}`` variant. The algorithms ar
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-from . import messages
 from ._paths import (
     Capture,
     ClientPiece,
@@ -32,8 +31,10 @@ from ._paths import (
     RouteTable,
     tenant_of,
 )
-from .protocol import request_headers
 from .query import CODECS
+
+if TYPE_CHECKING:  # annotations only: matching and building need no message tables
+    from . import messages
 
 __all__ = [
     "ACCEPTED_CONTENT_TYPES",
@@ -402,9 +403,11 @@ any work is done."""
 
 
 def _headers(body: bool) -> list[tuple[str, str]]:
-    """What every HTTP+JSON request carries: ``A2A-Version``, and the Content-Type
-    when there is a body."""
-    return request_headers("http+json", body=body)
+    """What every HTTP+JSON request carries: ``A2A-Version``, and the
+    Content-Type when there is a body."""
+    if body:
+        return [("A2A-Version", "1.0"), ("Content-Type", CONTENT_TYPE)]
+    return [("A2A-Version", "1.0")]
 
 
 TABLE = RouteTable(

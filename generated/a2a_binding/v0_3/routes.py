@@ -17,9 +17,8 @@ differ wins. The algorithms are in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-from . import messages
 from .._paths import (
     Capture,
     ClientPiece,
@@ -33,8 +32,10 @@ from .._paths import (
     RouteTable,
     tenant_of,
 )
-from ..protocol import request_headers
 from .query import CODECS
+
+if TYPE_CHECKING:  # annotations only: matching and building need no message tables
+    from . import messages
 
 __all__ = [
     "ACCEPTED_CONTENT_TYPES",
@@ -232,9 +233,11 @@ any work is done."""
 
 
 def _headers(body: bool) -> list[tuple[str, str]]:
-    """What every HTTP+JSON request carries: ``A2A-Version``, and the Content-Type
-    when there is a body."""
-    return request_headers("http+json", body=body, version="0.3")
+    """What every HTTP+JSON request carries: ``A2A-Version``, and the
+    Content-Type when there is a body."""
+    if body:
+        return [("A2A-Version", "0.3"), ("Content-Type", CONTENT_TYPE)]
+    return [("A2A-Version", "0.3")]
 
 
 TABLE = RouteTable(

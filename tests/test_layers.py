@@ -1,0 +1,79 @@
+"""The package in layers: with no option the tables alone, and ``import routes`` loads
+only what matching, building and transcoding use."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from codegen.inputs import request_from_module
+from codegen.plugin import generate
+
+from .conftest import PROTO, run_plugin
+
+LOADED = """
+import json, sys
+before = set(sys.modules)
+import a2a_binding.routes
+print(json.dumps(sorted(m for m in set(sys.modules) - before if m.startswith("a2a_binding"))))
+"""
+
+
+def _write(response: object, folder: Path) -> None:
+    for file in response.file:  # type: ignore[attr-defined]
+        path = folder / file.name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(file.content)
+
+
+def test_importing_routes_loads_no_message_tables_and_no_other_layer(
+    tmp_path: Path,
+) -> None:
+    response = generate(request_from_module(parameter="serve=true,client=true"))
+    assert response.error == ""
+    _write(response, tmp_path)
+    found = subprocess.run(
+        [sys.executable, "-c", LOADED],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = json.loads(found.stdout)
+    assert loaded == [
+        "a2a_binding",
+        "a2a_binding._compiling",
+        "a2a_binding._paths",
+        "a2a_binding._query",
+        "a2a_binding._quoting",
+        "a2a_binding.query",
+        "a2a_binding.routes",
+    ]
+
+
+def test_a_service_without_the_a2a_profile_gets_its_tables_alone() -> None:
+    response, _ = run_plugin(PROTO / "features" / "tenancy.proto")
+    assert response.error == ""
+    names = sorted(f.name.partition("/")[2] for f in response.file)
+    assert names == [
+        "__init__.py",
+        "_compiling.py",
+        "_json.py",
+        "_jsonrpc.py",
+        "_paths.py",
+        "_query.py",
+        "_quoting.py",
+        "_sse.py",
+        "_validate.py",
+        "_validate_fast.py",
+        "jsonrpc.py",
+        "messages.py",
+        "py.typed",
+        "query.py",
+        "routes.py",
+    ]
+    served, _ = run_plugin(PROTO / "features" / "tenancy.proto", "serve=true")
+    assert {"handler.py", "asgi.py"} <= {f.name.partition("/")[2] for f in served.file}
+    assert "protocol.py" not in {f.name.partition("/")[2] for f in served.file}
