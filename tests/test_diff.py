@@ -93,11 +93,14 @@ def test_the_corpus_covers_every_rule_the_issue_names() -> None:
         "route-body-changed",
         "route-response-body-changed",
         "route-removed",
+        "route-alias-changed",
         "query-param-required",
         "query-param-removed",
         "rpc-renamed",
         "rpc-streaming-changed",
         "rpc-request-type-changed",
+        "rpc-added",
+        "rpc-removed",
     }
 
 
@@ -487,4 +490,44 @@ def test_the_spec_history_reads_as_a_list() -> None:
     assert diff_files(model(spec_proto("v1.0.0")), model(spec_proto("v1.0.1"))) == []
     assert (
         diff_files(model(spec_proto("v1.0.1")), model(spec_proto("main-2026-08"))) == []
+    )
+
+
+def test_routes_are_read_as_old_clients_send_them() -> None:
+    """The subscribe rule moved from GET (with its POST alias) to POST with body "*":
+    the POST route is kept, not removed; GET is what breaks, and the query."""
+    changes = pair_changes("subscribe_verb_changed")
+    assert not any("route-removed" in c.codes for c in changes)
+    verbs = [c for c in changes if "route-verb-changed" in c.codes]
+    assert [c.impact for c in verbs] == ["clients", "clients"]  # old servers take POST
+    assert all("old clients that send GET get 405" in c.description for c in verbs)
+    (query,) = [c for c in changes if "query-param-removed" in c.codes]
+    assert query.description.startswith("query parameter tenant (string) removed")
+    assert "get 400" in query.description
+    # Without the alias, old servers do not take the new verb: both sides break.
+    (plain,) = [
+        c
+        for c in pair_changes("verb_get_to_post_body")
+        if "route-verb-changed" in c.codes
+    ]
+    assert plain.impact == "clients and servers"
+
+
+def test_the_spec_history_names_each_rpc_added_with_its_kind() -> None:
+    lines = [
+        f"{c.impact}: {c.line}"
+        for c in diff_files(model(spec_proto("v0.3.0")), model(spec_proto("v1.0.0-rc")))
+    ]
+    assert (
+        "none: rpc A2AService.ListTasks: added (unary), with its JSON-RPC method and "
+        "routes (GET /tasks, GET /{tenant}/tasks)" in lines
+    )
+    # A moved route says where old clients' requests now go: /v1 reads as a tenant.
+    assert any(
+        line.startswith(
+            "clients and servers: rpc A2AService.SendMessage: POST /v1/message:send: "
+            "template /v1/message:send -> /message:send: old clients that use it reach "
+            "it through POST /{tenant}/message:send"
+        )
+        for line in lines
     )
