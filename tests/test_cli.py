@@ -289,6 +289,9 @@ def test_diff_on_the_real_spec_versions(tmp_path: Path) -> None:
     third = _cli("diff", str(v100), str(v101))
     assert third.returncode == 0
     assert "no change a JSON or gRPC peer sees" in third.stdout
+    assert third.stdout.strip().endswith(
+        "regenerating changes 1 file, in comments only: a2a_binding/messages.py"
+    )
     assert _cli("diff", str(v100), str(v101), "--fail-on", "any").returncode == 0
     markdown = _cli(
         "diff", str(rc), str(v100), "--format", "markdown", "--fail-on", "never"
