@@ -14,17 +14,18 @@ import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import click
 from google.protobuf.compiler import plugin_pb2
 
 from . import __version__
 from .acknowledge import A2A_OVERLAPS, AcknowledgementError, load, settle
-from .diff import Change, diff_files
+from .diff import Change, diff_files, pair_files
 from .diff_acknowledge import ChangeAcknowledgementError
 from .diff_acknowledge import load as load_change_acknowledgements
 from .diff_acknowledge import settle as settle_changes
+from .diff_output import OutputChange, changed_files, compare_outputs
 from .diff_report import format_changes, summary
 from .inputs import (
     DEFAULT_MODULE,
@@ -152,10 +153,18 @@ def _request(
     return request
 
 
-def _run(request: plugin_pb2.CodeGeneratorRequest) -> tuple[Run, dict[str, str]]:
-    """Run the plugin once: its model and the files it generates, by relative name."""
+def _run(
+    request: plugin_pb2.CodeGeneratorRequest, *, quiet: bool = False
+) -> tuple[Run, dict[str, str]]:
+    """Run the plugin once: its model and the files it generates, by relative name;
+    ``quiet`` keeps its warnings off stderr."""
     result = run_plugin(
-        request, lambda message: click.echo(f"a2a-codegen: {message}", err=True)
+        request,
+        (
+            (lambda message: None)
+            if quiet
+            else (lambda message: click.echo(f"a2a-codegen: {message}", err=True))
+        ),
     )
     if result.response.error:
         raise CliError(result.response.error)
@@ -330,9 +339,7 @@ def _check_output(out_dir: str, request: plugin_pb2.CodeGeneratorRequest) -> lis
     # Links, unreadable and non-UTF-8 entries: never what was generated, so stale.
     skipped = {entry.path: entry for entry in on_disk.skipped}
     changed = [
-        name
-        for name in sorted(set(on_disk) | set(generated))
-        if name not in skipped and on_disk.get(name) != generated.get(name)
+        name for name in changed_files(on_disk, generated) if name not in skipped
     ]
     if not changed and not skipped:
         click.echo(f"a2a-codegen: {out_dir} is up to date", err=True)
@@ -416,16 +423,57 @@ def routes(fmt: str, width: int, **inputs: Any) -> None:
         )
 
 
+def _version_request(
+    spec: str, includes: tuple[str, ...], opts: tuple[str, ...]
+) -> plugin_pb2.CodeGeneratorRequest:
+    """One side of a diff: a .proto file, a descriptor set file, or a module name."""
+    try:
+        return _source_request(spec, includes, ",".join(opts))
+    except InputError as exc:
+        raise CliError(str(exc)) from exc
+
+
 def _load_version(
     spec: str, includes: tuple[str, ...], opts: tuple[str, ...]
 ) -> list[BindingFile]:
-    """One side of a diff: a .proto file, a descriptor set file, or a module name."""
-    parameter = ",".join(opts)
-    try:
-        request = _source_request(spec, includes, parameter)
-    except InputError as exc:
-        raise CliError(str(exc)) from exc
-    return _model(request)
+    """The model of one side of a diff."""
+    return _model(_version_request(spec, includes, opts))
+
+
+class _Version(NamedTuple):
+    """One side of a diff: as named, its request, and its model."""
+
+    spec: str
+    request: plugin_pb2.CodeGeneratorRequest
+    files: list[BindingFile]
+
+
+def _regenerated(old: _Version, new: _Version) -> list[OutputChange] | None:
+    """The generated files that differ between the two versions, each rendered as
+    `generate` would (None, said on stderr, when a side does not generate)."""
+    pairs = pair_files(old.files, new.files)
+    old_request = old.request
+    if len(pairs) == 1 and Options.parse(old_request.parameter).module is None:
+        # The same options on both sides: the new side's package name, under which
+        # `check` compares output generated from the old side.
+        old_request = plugin_pb2.CodeGeneratorRequest()
+        old_request.CopyFrom(old.request)
+        old_request.parameter = ",".join(
+            filter(None, (old.request.parameter, f"module={pairs[0][1].module}"))
+        )
+    outputs = []
+    for spec, request in ((old.spec, old_request), (new.spec, new.request)):
+        try:
+            outputs.append(_run(request, quiet=True)[1])
+        except CliError as exc:
+            click.echo(
+                f"a2a-codegen: generated files not compared: {spec}: "
+                f"{exc.format_message()}",
+                err=True,
+            )
+            return None
+    packages = {o.module: n.module for o, n in pairs}
+    return compare_outputs(outputs[0], outputs[1], packages)
 
 
 def _source_request(
@@ -473,7 +521,8 @@ def _source_request(
     type=click.Choice(["breaking", "any", "never"]),
     default="breaking",
     show_default=True,
-    help="Which changes, unless acknowledged, make the exit status 1.",
+    help="Which changes a peer sees, unless acknowledged, make the exit status 1 "
+    "(comments alone never do).",
 )
 @click.option(
     "--acknowledge-changes",
@@ -489,13 +538,21 @@ def diff(
     fail_on: str,
     acknowledge_changes: str | None,
 ) -> None:
-    """Report what changed between two versions of a service, for its JSON peers.
+    """Report what changed between two versions of a service, for its JSON peers,
+    and what regenerating changes.
 
     OLD and NEW are each a .proto file, a descriptor set (protoc -o / buf build -o) or a
-    compiled module name. Bindings (rpcs, JSON-RPC methods, routes, query parameters,
-    streaming) and the messages and enums they reach are compared; each change says
-    whom it breaks (old clients, old servers, both, gRPC peers only) or that it is
-    compatible, with its location in both versions.
+    compiled module name. Bindings (rpcs, JSON-RPC methods, routes as old clients send
+    them, query parameters, streaming) and the messages and enums they reach are
+    compared; each change says whom it breaks (old clients, old servers, both, gRPC
+    peers only) or that it is compatible, with its location in both versions. Both
+    versions are then rendered with the same options, and the report ends with the
+    generated files that differ (a comment reworded in the proto is a comment in the
+    output: no peer sees it, `check` does).
+
+    Exit status: 1 when a change not acknowledged breaks a peer (--fail-on breaking),
+    or is any change a peer sees (--fail-on any); 0 otherwise, so a version that only
+    rewords comments exits 0 though regenerating changes files; 2 for a usage error.
 
     \b
     Examples:
@@ -503,11 +560,15 @@ def diff(
       a2a-codegen diff old.pb a2a.types.a2a_pb2 --format markdown --fail-on any
       a2a-codegen diff old.pb new.proto --acknowledge-changes spec/a2a.changes
     """
-    changes = diff_files(
-        _load_version(old, includes, opts), _load_version(new, includes, opts)
-    )
+    old_request = _version_request(old, includes, opts)
+    new_request = _version_request(new, includes, opts)
+    old_files, new_files = _model(old_request), _model(new_request)
+    changes = diff_files(old_files, new_files)
     acknowledged = _acknowledged(changes, acknowledge_changes)
-    click.echo(format_changes(changes, fmt, old, new, acknowledged))
+    output = _regenerated(
+        _Version(old, old_request, old_files), _Version(new, new_request, new_files)
+    )
+    click.echo(format_changes(changes, fmt, old, new, acknowledged, output))
     counted = [c for i, c in enumerate(changes) if i not in acknowledged]
     if (fail_on == "breaking" and any(c.breaking for c in counted)) or (
         fail_on == "any" and counted

@@ -35,13 +35,27 @@ from .diff_change import (
 from .diff_json import misread, scalar_form
 from .diff_messages import Schema, TypeComparison, relative_name
 from .diff_report import format_changes
+from .diff_routes import (
+    Answers,
+    RoutePairs,
+    pair_routes,
+    route_kind,
+    route_label,
+    route_query,
+)
 from .model import Binding, BindingFile, Field, Message, Method, QueryParam, Service
 
-__all__ = ["Change", "Impact", "diff_files", "format_changes"]
+__all__ = ["Change", "Impact", "diff_files", "format_changes", "pair_files"]
 
 
-def _route_label(binding: Binding) -> str:
-    return f"{binding.verb} {binding.template.source}"
+def _rpc_kind(method: Method) -> str:
+    """How the rpc answers. The model holds no client-streaming or bidirectional rpc
+    (they have no HTTP+JSON or JSON-RPC form): one that becomes so reads as removed."""
+    return "server streaming: answers with SSE" if method.server_streaming else "unary"
+
+
+def _route_list(method: Method) -> str:
+    return ", ".join(route_label(b) for b in method.bindings)
 
 
 def _shape(binding: Binding) -> tuple[str, tuple[str, ...]]:
@@ -113,9 +127,11 @@ class _Bindings:
         old_schema: Schema,
         new_schema: Schema,
         types: TypeComparison,
+        answers: Answers,
     ) -> None:
         self.old = old
         self.new = new
+        self.answers = answers  # the new version's table, for routes that go
         self.old_schema = old_schema
         self.new_schema = new_schema
         self.types = types
@@ -164,8 +180,13 @@ class _Bindings:
             if method.name not in renamed_old:
                 yield Change(
                     f"rpc {self.service}.{method.name}",
-                    "removed, and its JSON-RPC method and routes: old clients that "
-                    "call it get 404 / -32601",
+                    f"removed ({_rpc_kind(method)}), and its JSON-RPC method and "
+                    "routes: old clients that call it get -32601 over JSON-RPC; "
+                    + "; ".join(
+                        f"on {route_label(b)} they "
+                        + self.answers.answer(b.verb, b.template)
+                        for b in method.bindings
+                    ),
                     "clients",
                     ("rpc-removed",),
                     f"{self.old.full_name}.{method.name}",
@@ -178,7 +199,8 @@ class _Bindings:
             if method.name not in renamed_new:
                 yield Change(
                     f"rpc {self.service}.{method.name}",
-                    "added, and its JSON-RPC method and routes",
+                    f"added ({_rpc_kind(method)}), with its JSON-RPC method and "
+                    f"routes ({_route_list(method)})",
                     "none",
                     ("rpc-added",),
                     "",
@@ -212,8 +234,9 @@ class _Bindings:
             yield self.change(old, new, state, BOTH, "rpc-streaming-changed")
         if new.deprecated and not old.deprecated:
             yield self.change(old, new, "now deprecated", NONE, "rpc-deprecated")
-        yield from self.routes(old, new)
-        yield from self.query(old, new)
+        pairs = pair_routes(old.bindings, new.bindings)
+        yield from self.routes(old, new, pairs)
+        yield from self.query(old, new, pairs)
 
     def message_type(
         self, old: Method, new: Method, label: str, before: Message, after: Message
@@ -246,70 +269,70 @@ class _Bindings:
         )
         yield from (dataclasses.replace(c, service=self.service) for c in details)
 
-    def routes(self, old: Method, new: Method) -> Iterable[Change]:
-        def key(binding: Binding) -> tuple[str, bool, bool]:
-            return binding.verb, binding.tenant, binding.alias
-
-        old_routes: dict[tuple[str, bool, bool], list[Binding]] = {}
-        for binding in old.bindings:
-            old_routes.setdefault(key(binding), []).append(binding)
-        new_routes: dict[tuple[str, bool, bool], list[Binding]] = {}
-        for binding in new.bindings:
-            new_routes.setdefault(key(binding), []).append(binding)
-        removed: list[Binding] = []
-        added: list[Binding] = []
-        for route_key in sorted(set(old_routes) | set(new_routes)):
-            before, after = old_routes.get(route_key, []), new_routes.get(route_key, [])
-            for old_route, new_route in zip(before, after):
-                yield from self.route(old, new, old_route, new_route)
-            removed += before[len(after) :]
-            added += after[len(before) :]
-        # A route whose verb changed: the same template and kind, another verb.
-        for old_route in list(removed):
-            twin = next(
-                (
-                    b
-                    for b in added
-                    if b.template.source == old_route.template.source
-                    and (b.tenant, b.alias) == (old_route.tenant, old_route.alias)
-                ),
-                None,
-            )
-            if twin is None:
-                continue
-            removed.remove(old_route)
-            added.remove(twin)
+    def routes(self, old: Method, new: Method, pairs: RoutePairs) -> Iterable[Change]:
+        """Each route an old client sends, as the new table answers it
+        (``diff_routes``); then the routes only new clients know."""
+        for old_route, new_route in pairs.kept:
+            yield from self.route(old, new, old_route, new_route)
+        for old_route, new_route in pairs.moved:
+            yield from self.route(old, new, old_route, new_route)
+        answered = pairs.answered
+        for old_route, twin in pairs.verb_changed:
+            yield self.verb_change(old, new, old_route, twin)
+            if (old_route, twin) in answered:
+                yield from self.route(old, new, old_route, twin, verb_changed=True)
+        for binding in pairs.removed:
+            answer = self.answers.answer(binding.verb, binding.template, new.name)
             yield self.change(
                 old,
                 new,
-                f"{_route_label(old_route)}: verb {old_route.verb} -> {twin.verb}",
-                BOTH,
-                "route-verb-changed",
-                old_route,
-                twin,
-            )
-            yield from self.route(old, new, old_route, twin, verb_changed=True)
-        for binding in removed:
-            yield self.change(
-                old,
-                new,
-                f"{_route_kind(binding)} {_route_label(binding)} removed: old clients "
-                "that use it get 404 or 405",
+                f"{route_kind(binding)} {route_label(binding)} removed: old clients "
+                f"that use it {answer}",
                 CLIENTS,
                 "route-removed",
                 binding,
                 None,
             )
-        for binding in added:
+        for binding in pairs.added:
             yield self.change(
                 old,
                 new,
-                f"{_route_kind(binding)} {_route_label(binding)} added",
+                f"{route_kind(binding)} {route_label(binding)} added",
                 NONE,
                 "route-added",
                 None,
                 binding,
             )
+
+    def verb_change(
+        self, old: Method, new: Method, old_route: Binding, twin: Binding
+    ) -> Change:
+        """A route whose paths now take another verb: old clients that send the old
+        verb are refused; new clients send the new one, which old servers take only
+        where the old rpc had a route for it too (the generated POST alias)."""
+        answer = self.answers.answer(old_route.verb, old_route.template, new.name)
+        served = any(
+            b.verb == twin.verb and b.template.shape == twin.template.shape
+            for b in old.bindings
+        )
+        text = (
+            f"{route_label(old_route)}: verb {old_route.verb} -> {twin.verb}: old "
+            f"clients that send {old_route.verb} {answer}"
+        )
+        text += (
+            f"; old servers take {twin.verb} there too"
+            if served
+            else f"; old servers do not take {twin.verb} there"
+        )
+        return self.change(
+            old,
+            new,
+            text,
+            Effect(clients=True, servers=not served),
+            "route-verb-changed",
+            old_route,
+            twin,
+        )
 
     def route(
         self,
@@ -320,7 +343,7 @@ class _Bindings:
         *,
         verb_changed: bool = False,
     ) -> Iterable[Change]:
-        label = _route_label(old_route)
+        label = route_label(old_route)
         if old_route.template.source != new_route.template.source:
             moved = (
                 old_route.template.shape != new_route.template.shape
@@ -331,7 +354,18 @@ class _Bindings:
                 new,
                 f"{label}: template {old_route.template.source} -> "
                 f"{new_route.template.source}"
-                + ("" if moved else " (the same paths match)"),
+                + (
+                    " (the same paths match)"
+                    if not moved
+                    else (
+                        ""
+                        if old_route.template.shape == new_route.template.shape
+                        else ": old clients that use it "
+                        + self.answers.answer(
+                            old_route.verb, old_route.template, new.name
+                        )
+                    )
+                ),
                 BOTH if moved else NONE,
                 "route-template-changed",
                 old_route,
@@ -348,7 +382,25 @@ class _Bindings:
                 old_route,
                 new_route,
             )
-        if old_route.body != new_route.body:
+        if old_route.alias != new_route.alias and not verb_changed:
+            yield self.change(
+                old,
+                new,
+                (
+                    f"alias route {label}: now the rule's own route (old clients "
+                    "that use it are answered as before)"
+                    if old_route.alias
+                    else f"route {label}: now a generated alias of the rule (answered "
+                    "as before)"
+                ),
+                NONE,
+                "route-alias-changed",
+                old_route,
+                new_route,
+            )
+        # Across a verb change old clients are refused and old servers lack the
+        # route, or take it (an alias) and are compared there: the body is moot.
+        if old_route.body != new_route.body and not verb_changed:
             yield from self.body(old, new, old_route, new_route)
         if old_route.response_body != new_route.response_body:
             yield self.change(
@@ -368,17 +420,22 @@ class _Bindings:
         """A route whose body is another field: what the body holds on each side,
         compared field by field (``config`` -> ``*`` may leave the JSON as it was)."""
         label = (
-            f"{_route_label(old_route)}: body {old_route.body or '-'} -> "
+            f"{route_label(old_route)}: body {old_route.body or '-'} -> "
             f"{new_route.body or '-'}"
         )
         old_body = _body_message(old, old_route, self.old_schema.messages)
         new_body = _body_message(new, new_route, self.new_schema.messages)
+        if old_route.body is None or new_route.body is None:
+            change = self.body_given_or_taken(old, new, old_route, new_route, label)
+            if change is not None:
+                yield change
+            return
         if old_body is None or new_body is None:
             yield self.change(
                 old, new, label, BOTH, "route-body-changed", old_route, new_route
             )
             return
-        subject = f"rpc {self.service}.{new.name}: {_route_label(new_route)} body"
+        subject = f"rpc {self.service}.{new.name}: {route_label(new_route)} body"
         # Field numbers are not in a JSON body: renumbering alone is no change here.
         details = [
             dataclasses.replace(c, service=self.service)
@@ -408,7 +465,75 @@ class _Bindings:
         )
         yield from details
 
-    def query(self, old: Method, new: Method) -> Iterable[Change]:
+    def body_given_or_taken(
+        self,
+        old: Method,
+        new: Method,
+        old_route: Binding,
+        new_route: Binding,
+        label: str,
+    ) -> Change | None:
+        """A route that starts or stops taking a body. A server refuses a body on a
+        route without one (400); fields that leave the query for the body are the
+        query's report (``query``). None when the body can hold no field (the path
+        binds them all): nothing changes on the wire."""
+        if old_route.body is None:
+            body = _body_message(new, new_route, self.new_schema.messages)
+            names = [f.json_name for f in body.fields] if body else []
+            if not names:
+                return None
+            return self.change(
+                old,
+                new,
+                f"{label}: new clients send {', '.join(names)} in the body, which old "
+                "servers refuse (the route took no body: 400)",
+                SERVERS,
+                "route-body-changed",
+                old_route,
+                new_route,
+            )
+        body = _body_message(old, old_route, self.old_schema.messages)
+        names = [f.json_name for f in body.fields] if body else []
+        moved = sorted(
+            set(route_query(new, new_route)) - set(route_query(old, old_route))
+        )
+        if not names and not moved:
+            return None
+        parts = []
+        if names:
+            parts.append(
+                f"old clients send {', '.join(names)} in the body, which new servers "
+                "refuse (the route takes no body: 400)"
+            )
+        if moved:
+            parts.append(
+                f"new clients send {', '.join(moved)} in the query, which old servers "
+                + (
+                    "refuse (400)"
+                    if old_route.body == "*"
+                    else "do not read there (the value is lost)"
+                )
+            )
+        return self.change(
+            old,
+            new,
+            f"{label}: " + "; ".join(parts),
+            Effect(clients=bool(names), servers=bool(moved)),
+            "route-body-changed",
+            old_route,
+            new_route,
+        )
+
+    def query(self, old: Method, new: Method, pairs: RoutePairs) -> Iterable[Change]:
+        """Query parameters added, retyped or made REQUIRED (for the rpc), and those
+        an answered route no longer takes (named with the routes)."""
+        lost: dict[str, list[Binding]] = {}
+        for old_route, new_route in pairs.answered:
+            # A field the path now binds is still read from a query that agrees.
+            taken = {*route_query(new, new_route), *new_route.path_json_names}
+            for name in route_query(old, old_route):
+                if name not in taken:
+                    lost.setdefault(name, []).append(new_route)
         old_query = _query_params(old, self.old_schema.messages)
         new_query = _query_params(new, self.new_schema.messages)
         for name in sorted(set(old_query) | set(new_query)):
@@ -423,16 +548,9 @@ class _Bindings:
                     CLIENTS if required else NONE,
                     "query-param-required" if required else "query-param-added",
                 )
-            elif before is not None and after is None:
-                yield self.change(
-                    old,
-                    new,
-                    f"query parameter {name} ({before.type_text}) removed: old clients "
-                    "that send it are refused or ignored",
-                    CLIENTS,
-                    "query-param-removed",
-                )
-            elif before is not None and after is not None:
+            elif before is not None and name in lost:
+                yield self.query_lost(old, new, name, before, after, lost[name])
+            if before is not None and after is not None:
                 if before.type_text != after.type_text:
                     effect = self.query_type_effect(before, after)
                     yield self.change(
@@ -461,6 +579,43 @@ class _Bindings:
                         SERVERS,
                         "query-param-required",
                     )
+
+    def query_lost(
+        self,
+        old: Method,
+        new: Method,
+        name: str,
+        before: _Query,
+        after: _Query | None,
+        routes: Sequence[Binding],
+    ) -> Change:
+        """A query parameter some answered routes no longer take: under ``body: "*"``
+        the server refuses it (400); elsewhere an unknown parameter is ignored, or
+        refused where the server is strict."""
+        whole = [r for r in routes if r.body == "*"]
+        other = [r for r in routes if r.body != "*"]
+        text = f"query parameter {name} ({before.type_text}) " + (
+            "removed"
+            if after is None
+            else f"no longer taken by {', '.join(route_label(r) for r in routes)}"
+        )
+        reasons = []
+        if whole and not other and after is not None:  # the routes are named already
+            reasons.append(
+                'the whole request is the body there now (body "*"): old clients '
+                "that send it get 400"
+            )
+        elif whole:
+            reasons.append(
+                f"{', '.join(route_label(r) for r in whole)} now "
+                f"take{'s' if len(whole) == 1 else ''} the whole request as the body "
+                '(body "*"): old clients that send it there get 400'
+            )
+        if other:
+            reasons.append("old clients that send it are refused or ignored")
+        return self.change(
+            old, new, f"{text}: {'; '.join(reasons)}", CLIENTS, "query-param-removed"
+        )
 
     def query_type_effect(self, before: _Query, after: _Query) -> Effect:
         """Query values are text the server parses: only the range and values of the
@@ -547,12 +702,6 @@ def _body_text(binding: Binding, message: Message) -> str:
     return f"a {name}"
 
 
-def _route_kind(binding: Binding) -> str:
-    if binding.tenant:
-        return "tenant route"
-    return "alias route" if binding.alias else "route"
-
-
 def _query_params(method: Method, messages: Mapping[str, Message]) -> dict[str, _Query]:
     """Query parameters a client sets (not bound by the path of every route)."""
     if not method.has_query:
@@ -583,7 +732,7 @@ def _query_field(
     return found
 
 
-def _file_pairs(
+def pair_files(
     old: Sequence[BindingFile], new: Sequence[BindingFile]
 ) -> list[tuple[BindingFile, BindingFile]]:
     """Files paired by proto file name, or the only file of each side."""
@@ -599,9 +748,10 @@ def diff_files(old: Sequence[BindingFile], new: Sequence[BindingFile]) -> list[C
     (matched by their short name) and their rpcs, then messages and enums."""
     old_schema, new_schema = Schema.of(old), Schema.of(new)
     types = TypeComparison(old_schema, new_schema)
+    answers = Answers(new)
     changes: list[Change] = []
     renamed_packages: set[tuple[str, str]] = set()
-    for old_file, new_file in _file_pairs(old, new):
+    for old_file, new_file in pair_files(old, new):
         if old_file.proto_package != new_file.proto_package:
             renamed_packages.add((old_file.proto_package, new_file.proto_package))
             changes.append(
@@ -670,7 +820,9 @@ def diff_files(old: Sequence[BindingFile], new: Sequence[BindingFile]) -> list[C
                     )
                 )
             changes.extend(
-                _Bindings(before, after, old_schema, new_schema, types).changes()
+                _Bindings(
+                    before, after, old_schema, new_schema, types, answers
+                ).changes()
             )
     changes.extend(types.changes())
     return changes

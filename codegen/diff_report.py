@@ -1,6 +1,7 @@
 """``a2a-codegen diff``'s report: text for people, markdown for a pull request, JSON for
 machines. Changes are grouped by who they break, each with its proto location in both
-versions (``old -> new``)."""
+versions (``old -> new``); then what regenerating changes in the generated files
+(``diff_output``), when both versions were rendered."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from .diff_change import IMPACTS, Change, Impact
+from .diff_output import OutputChange, describe
 from .model import SourceLocation
 
 __all__ = ["format_changes", "summary"]
@@ -39,12 +41,18 @@ def _locations(change: Change) -> str:
     return f"[{_where(change.old_location)} -> {_where(change.new_location)}]"
 
 
-def summary(changes: Sequence[Change], acknowledged: Collection[int] = ()) -> str:
-    """``N breaking (who), M compatible``, and how many are acknowledged."""
+def summary(
+    changes: Sequence[Change],
+    acknowledged: Collection[int] = (),
+    output: Sequence[OutputChange] | None = None,
+) -> str:
+    """``N breaking (who), M compatible``, and how many are acknowledged; without
+    changes, that no peer sees one, and what regenerating changes (``output``, when
+    compared)."""
     if not changes:
         return (
             "no change a JSON or gRPC peer sees: bindings, messages and enums are the "
-            "same"
+            "same" + (f"; {describe(output)}" if output is not None else "")
         )
     counts = {impact: sum(c.impact == impact for c in changes) for impact in IMPACTS}
     breaking = len(changes) - counts["none"]
@@ -62,17 +70,24 @@ def format_changes(
     old_label: str,
     new_label: str,
     acknowledged: Collection[int] = (),
+    output: Sequence[OutputChange] | None = None,
 ) -> str:
     """The changes as ``text``, ``json`` or ``markdown``; ``acknowledged`` holds the
-    positions of reviewed ones."""
+    positions of reviewed ones; ``output``, the generated files regenerating changes
+    (None: not compared), ends the report."""
     if fmt == "json":
-        return json.dumps(_json(changes, old_label, new_label, acknowledged), indent=2)
+        return json.dumps(
+            _json(changes, old_label, new_label, acknowledged, output), indent=2
+        )
+    head = summary(changes, acknowledged, output)
+    # Without changes the summary says it; else a closing line of its own.
+    tail = [] if output is None or not changes else ["", _capital(describe(output))]
     groups = [
         (impact, [(i, c) for i, c in enumerate(changes) if c.impact == impact])
         for impact in IMPACTS
     ]
     if fmt == "markdown":
-        lines = [f"### {old_label} -> {new_label}", "", summary(changes, acknowledged)]
+        lines = [f"### {old_label} -> {new_label}", "", head]
         if changes:
             lines += ["", "| who breaks | change | old | new |", "|---|---|---|---|"]
             for impact, members in groups:
@@ -87,8 +102,8 @@ def format_changes(
                         f"`{_where(change.old_location)}` | "
                         f"`{_where(change.new_location)}` |"
                     )
-        return "\n".join(lines)
-    lines = [f"{old_label} -> {new_label}: {summary(changes, acknowledged)}"]
+        return "\n".join(lines + tail)
+    lines = [f"{old_label} -> {new_label}: {head}"]
     for impact, members in groups:
         if not members:
             continue
@@ -96,7 +111,11 @@ def format_changes(
         for index, change in members:
             mark = "  (acknowledged)" if index in acknowledged else ""
             lines.append(f"  {change.line}  {_locations(change)}{mark}")
-    return "\n".join(lines)
+    return "\n".join(lines + tail)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _cell(text: str) -> str:
@@ -108,6 +127,7 @@ def _json(
     old_label: str,
     new_label: str,
     acknowledged: Collection[int],
+    output: Sequence[OutputChange] | None,
 ) -> dict[str, Any]:
     return {
         "old": old_label,
@@ -137,4 +157,17 @@ def _json(
             }
             for index, change in enumerate(changes)
         ],
+        # None when the versions were not both rendered.
+        "generated": (
+            None
+            if output is None
+            else [
+                {
+                    "name": o.name,
+                    "state": o.state,
+                    "comments_only": o.comments_only,
+                }
+                for o in output
+            ]
+        ),
     }

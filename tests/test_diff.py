@@ -16,6 +16,7 @@ from codegen.diff import Change, diff_files
 from codegen.diff_acknowledge import ChangeAcknowledgementError, parse, settle
 from codegen.diff_change import IMPACTS
 from codegen.diff_json import misread, scalar_form
+from codegen.diff_output import compare_outputs, describe
 from codegen.diff_report import format_changes
 from codegen.model import BindingFile, build_files
 from codegen.options import Options
@@ -36,10 +37,13 @@ def pair_changes(name: str) -> list[Change]:
     )
 
 
-def expectations(name: str) -> list[tuple[str, str]]:
-    """The ``// expect: IMPACT: TEXT`` lines of a pair's new.proto, in order."""
+def expectations(name: str) -> list[tuple[str, str]] | None:
+    """The ``// expect: IMPACT: TEXT`` lines of a pair's new.proto, in order; empty for
+    ``// expect: no change``, None without any."""
     found = []
     for line in (CHANGES / name / "new.proto").read_text().splitlines():
+        if line == "// expect: no change":
+            return []
         if line.startswith("// expect: "):
             body = line.removeprefix("// expect: ")
             impact = next(
@@ -48,14 +52,16 @@ def expectations(name: str) -> list[tuple[str, str]]:
                 if body.startswith(i + ": ")
             )
             found.append((impact, body[len(impact) + 2 :]))
-    return found
+    return found or None
 
 
 @pytest.mark.parametrize("name", PAIRS)
 def test_change_pair_reports_what_its_header_expects(name: str) -> None:
     changes = pair_changes(name)
     expected = expectations(name)
-    assert expected, f"proto/changes/{name}/new.proto has no // expect: lines"
+    assert (
+        expected is not None
+    ), f"proto/changes/{name}/new.proto has no // expect: lines"
     got = [(c.impact, c.line) for c in changes]
     assert len(got) == len(expected), "\n".join(f"{i}: {t}" for i, t in got)
     for (impact, text), (got_impact, line) in zip(expected, got):
@@ -93,11 +99,14 @@ def test_the_corpus_covers_every_rule_the_issue_names() -> None:
         "route-body-changed",
         "route-response-body-changed",
         "route-removed",
+        "route-alias-changed",
         "query-param-required",
         "query-param-removed",
         "rpc-renamed",
         "rpc-streaming-changed",
         "rpc-request-type-changed",
+        "rpc-added",
+        "rpc-removed",
     }
 
 
@@ -487,4 +496,156 @@ def test_the_spec_history_reads_as_a_list() -> None:
     assert diff_files(model(spec_proto("v1.0.0")), model(spec_proto("v1.0.1"))) == []
     assert (
         diff_files(model(spec_proto("v1.0.1")), model(spec_proto("main-2026-08"))) == []
+    )
+
+
+def test_routes_are_read_as_old_clients_send_them() -> None:
+    """The subscribe rule moved from GET (with its POST alias) to POST with body "*":
+    the POST route is kept, not removed; GET is what breaks, and the query."""
+    changes = pair_changes("subscribe_verb_changed")
+    assert not any("route-removed" in c.codes for c in changes)
+    verbs = [c for c in changes if "route-verb-changed" in c.codes]
+    assert [c.impact for c in verbs] == ["clients", "clients"]  # old servers take POST
+    assert all("old clients that send GET get 405" in c.description for c in verbs)
+    (query,) = [c for c in changes if "query-param-removed" in c.codes]
+    assert query.description.startswith("query parameter tenant (string) removed")
+    assert "get 400" in query.description
+    # Without the alias, old servers do not take the new verb: both sides break.
+    (plain,) = [
+        c
+        for c in pair_changes("verb_get_to_post_body")
+        if "route-verb-changed" in c.codes
+    ]
+    assert plain.impact == "clients and servers"
+
+
+def _same_name(tmp_path: Path, pair: Path) -> tuple[str, str]:
+    """A pair's two versions as one file name in two folders, as a spec update is."""
+    sides = []
+    for side in ("old", "new"):
+        folder = tmp_path / side
+        folder.mkdir()
+        (folder / "library.proto").write_text((pair / f"{side}.proto").read_text())
+        sides.append(str(folder / "library.proto"))
+    return sides[0], sides[1]
+
+
+def _stale_files(check_stderr: str, out: Path) -> set[str]:
+    return set(
+        re.findall(rf"a2a-codegen: {re.escape(str(out))}/(\S+): differs", check_stderr)
+    )
+
+
+def test_a_comment_change_changes_no_peer_but_the_generated_files(
+    tmp_path: Path,
+) -> None:
+    """diff and check tell one story: the files diff says regenerating changes are the
+    ones check finds stale in output generated from the old version."""
+    runner = CliRunner()
+    old, new = _same_name(tmp_path, CHANGES / "comment_changed")
+    result = runner.invoke(main, ["diff", old, new])
+    assert result.exit_code == 0, result.output  # no peer breaks
+    assert result.stdout.strip().endswith(
+        "no change a JSON or gRPC peer sees: bindings, messages and enums are the "
+        "same; regenerating changes 1 file, in comments only: library_binding/messages.py"
+    ), result.stdout
+    # No peer sees it: even --fail-on any exits 0 (check is what fails stale output).
+    assert runner.invoke(main, ["diff", old, new, "--fail-on", "any"]).exit_code == 0
+    report = json.loads(
+        runner.invoke(main, ["diff", old, new, "--format", "json"]).stdout
+    )
+    assert report["changes"] == [] and report["generated"] == [
+        {
+            "name": "library_binding/messages.py",
+            "state": "differs",
+            "comments_only": True,
+        }
+    ]
+    out = tmp_path / "out"
+    assert runner.invoke(main, ["generate", old, "-o", str(out)]).exit_code == 0
+    stale = runner.invoke(main, ["check", new, "-o", str(out)])
+    assert stale.exit_code == 1
+    assert _stale_files(stale.stderr, out) == {"library_binding/messages.py"}
+    same = runner.invoke(main, ["diff", old, old])
+    assert same.stdout.strip().endswith("; regenerating writes the same files")
+
+
+def test_a_binding_change_ends_with_the_files_it_changes(tmp_path: Path) -> None:
+    runner = CliRunner()
+    old, new = _same_name(tmp_path, CHANGES / "verb_get_to_post_body")
+    result = runner.invoke(main, ["diff", old, new])
+    assert result.exit_code == 1
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("Regenerating changes "), last
+    named = set(last.partition(": ")[2].partition(";")[0].split(", "))
+    assert "library_binding/routes.py" in named
+    out = tmp_path / "out"
+    assert runner.invoke(main, ["generate", old, "-o", str(out)]).exit_code == 0
+    stale = _stale_files(
+        runner.invoke(main, ["check", new, "-o", str(out)]).stderr, out
+    )
+    assert named <= stale  # the rest differ in comments only (the descriptor hash)
+    assert f"; {len(stale - named)} in comments only" in last
+
+
+def test_compare_outputs_tells_comments_from_code() -> None:
+    old = {
+        "a/m.py": '"""Old words."""\n\nX = 1  # a comment\n',
+        "a/n.py": "X = 1\n",
+        "a/gone.py": "",
+        "a/openapi.json": "{}",
+    }
+    new = {
+        "b/m.py": '"""New words."""\n\nX = 1  # another comment\n',
+        "b/n.py": "X = 2\n",
+        "b/added.py": "",
+        "b/openapi.json": '{"description": "x"}',
+    }
+    found = compare_outputs(old, new, {"a": "b"})
+    assert [(o.name, o.state, o.comments_only) for o in found] == [
+        ("b/added.py", "added", False),
+        ("b/gone.py", "removed", False),
+        ("b/m.py", "differs", True),
+        ("b/n.py", "differs", False),
+        ("b/openapi.json", "differs", False),
+    ]
+    assert describe(found) == (
+        "regenerating changes 5 files: b/added.py (new), b/gone.py (no longer "
+        "written), b/n.py, b/openapi.json; in comments only: b/m.py"
+    )
+
+
+def test_the_spec_history_comment_change_is_what_check_finds(tmp_path: Path) -> None:
+    """v1.0.1 -> main-2026-08 rewords comments only: no peer change (exit 0), and
+    regenerating changes the file check then finds stale."""
+    runner = CliRunner()
+    old, new = str(spec_proto("v1.0.1")), str(spec_proto("main-2026-08"))
+    result = runner.invoke(main, ["diff", old, new])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().endswith(
+        "; regenerating changes 1 file, in comments only: a2a_binding/messages.py"
+    ), result.stdout
+    out = tmp_path / "out"
+    assert runner.invoke(main, ["generate", old, "-o", str(out)]).exit_code == 0
+    stale = runner.invoke(main, ["check", new, "-o", str(out)])
+    assert _stale_files(stale.stderr, out) == {"a2a_binding/messages.py"}
+
+
+def test_the_spec_history_names_each_rpc_added_with_its_kind() -> None:
+    lines = [
+        f"{c.impact}: {c.line}"
+        for c in diff_files(model(spec_proto("v0.3.0")), model(spec_proto("v1.0.0-rc")))
+    ]
+    assert (
+        "none: rpc A2AService.ListTasks: added (unary), with its JSON-RPC method and "
+        "routes (GET /tasks, GET /{tenant}/tasks)" in lines
+    )
+    # A moved route says where old clients' requests now go: /v1 reads as a tenant.
+    assert any(
+        line.startswith(
+            "clients and servers: rpc A2AService.SendMessage: POST /v1/message:send: "
+            "template /v1/message:send -> /message:send: old clients that use it reach "
+            "it through POST /{tenant}/message:send"
+        )
+        for line in lines
     )
