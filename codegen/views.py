@@ -106,30 +106,49 @@ class Item(NamedTuple):
 
 
 class RouteView(NamedTuple):
-    """One row of ``ROUTES`` and its ``Pattern``."""
+    """One row of ``ROUTES``: the route, how a server matches it and how a client
+    builds it."""
 
     method: Method
     binding: Binding
     comment: str  # the rpc's comment, on its first route only
-    captures: tuple[Call, ...]  # the ``Capture`` rows of its pattern
-    tenant_variant: str  # the template of its ``/{tenant}`` variant, or ""
+    captures: tuple[Call, ...]  # its ``Capture`` rows
+    pieces: tuple[object, ...]  # raw text and ``ClientPiece`` rows; () if not built
+    recheck: bool  # a built path is matched again
+    client: int  # its place among the routes ``build`` tries, -1 for none
 
     @property
-    def pattern(self) -> Call:
-        """The ``Pattern`` row, named by the route's verb and template."""
+    def matching(self) -> tuple[tuple[str, object], ...]:
+        """The keywords of the ``Route`` row past the route itself, those that differ
+        from their defaults."""
         template = self.binding.template
         keywords: tuple[tuple[str, object], ...] = (
-            ("verb", self.binding.verb),
-            ("template", template.source),
             ("segments", tuple(str(segment) for segment in template.segments)),
         )
         if template.verb:
             keywords += (("custom_verb", template.verb),)
         if self.captures:
             keywords += (("captures", self.captures),)
-        if self.tenant_variant:
-            keywords += (("tenant_variant", self.tenant_variant),)
-        return Call("Pattern", (), keywords)
+        if self.pieces:  # () where the runtime derives them (see ``Route``)
+            keywords += (("pieces", self.pieces),)
+        if self.recheck:
+            keywords += (("recheck", True),)
+        if self.client >= 0:
+            keywords += (("client", self.client),)
+        return keywords
+
+
+def _client_piece(name: str, json_path: tuple[str, ...], single_segment: bool) -> Call:
+    """The ``ClientPiece`` row of a path field a client fills in."""
+    return Call(
+        "ClientPiece",
+        (),
+        (
+            ("name", name),
+            ("json_path", json_path),
+            ("single_segment", single_segment),
+        ),
+    )
 
 
 def _path_codec(field: Field) -> tuple[str, str]:
@@ -170,13 +189,70 @@ class RoutesView(FileView):
                     )
                 captures.append(Call("Capture", (), keywords))
             comment = method.comment if first else ""
-            twin = (
-                ""
-                if route.twin is None
-                else self.file.routes[route.twin].binding.template.source
+            built = route.index in self._built
+            rows.append(
+                RouteView(
+                    method,
+                    binding,
+                    comment,
+                    tuple(captures),
+                    self._printed_pieces(route) if built else (),
+                    built and self.file.rechecked(route),
+                    self._clients.get(route.index, -1),
+                )
             )
-            rows.append(RouteView(method, binding, comment, tuple(captures), twin))
         return tuple(rows)
+
+    @functools.cached_property
+    def _clients(self) -> dict[int, int]:
+        """The routes ``build`` tries (by index): their place among their rpc's."""
+        return {
+            route.index: place
+            for method in self.file.methods
+            for place, (route, _) in enumerate(self.file.client_bindings(method))
+        }
+
+    @functools.cached_property
+    def _built(self) -> frozenset[int]:
+        """The routes a client builds (by index): those ``build`` tries and their
+        tenant variants."""
+        return frozenset(
+            found.index
+            for method in self.file.methods
+            for route, twin in self.file.client_bindings(method)
+            for found in (route, twin)
+            if found is not None
+        )
+
+    def _printed_pieces(self, route: Route) -> tuple[object, ...]:
+        """The pieces ``routes.py`` prints for a route a client builds: none where
+        the runtime derives the same (a template without variables is its own path;
+        a ``/{tenant}`` variant is ``/``, the tenant, then its plain route's pieces)."""
+        pieces = self._pieces(route)
+        if pieces == (route.binding.template.source,):
+            return ()
+        plain = next((r for r in self.file.routes if r.twin == route.index), None)
+        if plain is not None:
+            tenant = _client_piece(self.tenant_field, (self.tenant_field,), True)
+            rest = self._pieces(plain) if plain.binding.template.source != "/" else ()
+            if pieces == ("/", tenant, *rest):
+                return ()
+        return pieces
+
+    @staticmethod
+    def _pieces(route: Route) -> tuple[object, ...]:
+        """Its path as a client fills it in: raw text as a string, a field as a
+        ``ClientPiece`` row."""
+        return tuple(
+            (
+                piece
+                if isinstance(piece, str)
+                else _client_piece(
+                    piece.json_name, piece.json_path, piece.single_segment
+                )
+            )
+            for piece in route.binding.pieces
+        )
 
     @property
     def has_tenant_routes(self) -> bool:
@@ -194,52 +270,6 @@ class RoutesView(FileView):
     def max_path_segments(self) -> int:
         """The most segments a matching path has; 256 when some route ends in ``**``."""
         return 256 if self.file.has_deep_wildcards else self.file.max_path_segments
-
-    @property
-    def client_routes(self) -> tuple[tuple[str, tuple[Call, ...]], ...]:
-        """Per rpc: the ``ClientRoute`` rows of the bindings ``build`` tries, in order,
-        each with its tenant variant if any (raw text as a string, a field as a
-        ``ClientPiece``)."""
-        return tuple(
-            (
-                method.name,
-                tuple(
-                    self._client_route(route, twin)
-                    for route, twin in self.file.client_bindings(method)
-                ),
-            )
-            for method in self.file.methods
-        )
-
-    def _client_route(self, route: Route, twin: Route | None) -> Call:
-        """The ``ClientRoute`` row of ``route`` (and of its tenant variant ``twin``)."""
-        binding = route.binding
-        pieces = tuple(
-            (
-                piece
-                if isinstance(piece, str)
-                else Call(
-                    "ClientPiece",
-                    (),
-                    (
-                        ("name", piece.json_name),
-                        ("json_path", piece.json_path),
-                        ("single_segment", piece.single_segment),
-                    ),
-                )
-            )
-            for piece in binding.pieces
-        )
-        keywords: tuple[tuple[str, object], ...] = (
-            ("verb", binding.verb),
-            ("template", binding.template.source),
-            ("pieces", pieces),
-        )
-        if self.file.rechecked(route):
-            keywords += (("recheck", True),)
-        if twin is not None:
-            keywords += (("tenant", self._client_route(twin, None)),)
-        return Call("ClientRoute", (), keywords)
 
     @property
     def build_overloads(self) -> tuple[tuple[str, str], ...]:

@@ -171,7 +171,9 @@ def test_the_embedded_0_3_input_is_the_v0_3_0_proto_fixed_and_grown(
             (
                 [
                     tuple(
-                        str(v).replace("{parent=task/*/", "{parent=tasks/*/")
+                        str(v)
+                        .replace("{parent=task/*/", "{parent=tasks/*/")
+                        .replace("'task', '*', 'push", "'tasks', '*', 'push")
                         for v in row
                     )
                     for row in rows

@@ -30,10 +30,8 @@ from ._quoting import excerpt
 __all__ = [
     "Capture",
     "ClientPiece",
-    "ClientRoute",
     "HttpRequest",
     "Match",
-    "Pattern",
     "QueryPairs",
     "Route",
     "RouteNotFound",
@@ -43,30 +41,6 @@ __all__ = [
     "tenant_of",
     "well_formed",
 ]
-
-
-@dataclass(frozen=True)
-class Route:
-    """One HTTP route of an rpc.
-
-    ``template`` is the path template as written in the proto; ``path_fields`` are the json
-    names of the fields it binds, in order; ``body`` is ``"*"``, the json name of the body
-    field, or None. ``tenant`` marks a ``/{tenant}`` variant, ``alias`` a verb the
-    generator added beside the proto's own, ``deprecated`` an rpc the proto marks so.
-    """
-
-    rpc: str
-    verb: str
-    template: str
-    path_fields: tuple[str, ...]
-    body: str | None
-    response_body: str | None
-    request_type: str
-    response_type: str
-    server_streaming: bool
-    tenant: bool
-    alias: bool
-    deprecated: bool = False
 
 
 class Capture(NamedTuple):
@@ -85,19 +59,6 @@ class Capture(NamedTuple):
     enum: str = ""
 
 
-class Pattern(NamedTuple):
-    """How the server matches the route with this ``verb`` and ``template``: its raw
-    segments (``*`` and ``**`` for wildcards), its custom verb (``""`` for none), its
-    captures, and the template of its ``/{tenant}`` variant (same verb), if any."""
-
-    verb: str
-    template: str
-    segments: tuple[str, ...]
-    custom_verb: str = ""
-    captures: tuple[Capture, ...] = ()
-    tenant_variant: str = ""
-
-
 class ClientPiece(NamedTuple):
     """A path field in the template a client fills in."""
 
@@ -106,17 +67,59 @@ class ClientPiece(NamedTuple):
     single_segment: bool
 
 
-class ClientRoute(NamedTuple):
-    """How a client builds the route with this ``verb`` and ``template``: its path as
-    raw text and fields, whether the built path must be matched again because another
-    route could take it (or a value could break out of its variable), and how to build
-    its ``/{tenant}`` variant, if it has one."""
+@dataclass(frozen=True)
+class Route:
+    """One HTTP route of an rpc, with all that matching and building it needs.
 
+    ``template`` is the path template as written in the proto; ``path_fields`` are the json
+    names of the fields it binds, in order; ``body`` is ``"*"``, the json name of the body
+    field, or None. ``tenant`` marks a ``/{tenant}`` variant, ``alias`` a verb the
+    generator added beside the proto's own, ``deprecated`` an rpc the proto marks so.
+
+    How a server matches it: its raw ``segments`` (``*`` and ``**`` for wildcards), its
+    ``custom_verb`` (``""`` for none) and its ``captures``. How a client builds it:
+    ``pieces`` (raw text, and the fields to fill in; empty for a route no client sends,
+    for a template without variables, which is its own path, and for a ``/{tenant}``
+    variant: ``/``, the tenant, then its route's pieces), ``recheck`` (the
+    built path must be matched again, since another route could take it or a value
+    could break out of its variable), and ``client``, its place among the routes
+    ``build`` tries for its rpc (-1: not one of them). A ``/{tenant}`` variant is the
+    route of the same rpc and verb whose template is its own without the first
+    segment, and is built in place of that route for a request with a tenant.
+    """
+
+    rpc: str
     verb: str
     template: str
-    pieces: tuple[str | ClientPiece, ...]
-    recheck: bool = False
-    tenant: ClientRoute | None = None
+    path_fields: tuple[str, ...]
+    body: str | None
+    request_type: str
+    response_type: str
+    server_streaming: bool
+    response_body: str | None = None
+    tenant: bool = False
+    alias: bool = False
+    deprecated: bool = False
+    segments: tuple[str, ...] = field(default=(), repr=False)
+    custom_verb: str = field(default="", repr=False)
+    captures: tuple[Capture, ...] = field(default=(), repr=False)
+    pieces: tuple[str | ClientPiece, ...] = field(default=(), repr=False)
+    recheck: bool = field(default=False, repr=False)
+    client: int = field(default=-1, repr=False)
+
+
+Pieces = tuple[Union[str, ClientPiece], ...]
+"""A path as a client fills it in: raw text, and the fields that go between."""
+
+
+class _Choice(NamedTuple):
+    """A route ``build`` tries, the pieces it is built from, and its tenant
+    variant's (the variant's own, or ``/``, the tenant and the route's)."""
+
+    route: Route
+    pieces: Pieces
+    variant: Route | None
+    variant_pieces: Pieces
 
 
 @dataclass(slots=True)
@@ -375,22 +378,22 @@ def _shape_match(groups: Sequence[_ShapeGroup]) -> _ShapeMatch:
 
 
 class RouteTable:
-    """The routes of one package, their tree, and the client's routes for each rpc.
+    """The routes of one package, their tree, and the routes a client builds for each
+    rpc.
 
-    ``patterns`` holds one ``Pattern`` per route, named by the route's verb and template
-    (unique in a table), and links a plain route to its tenant variant
-    (``tenant_variants``); ``client_routes`` gives, per rpc, the bindings ``build``
-    tries in order (each with its tenant variant). ``tenant_field`` is the json name of the
-    field the tenant variants bind (``""`` when there are none). ``max_segments``
-    bounds the segments a matching path can have. ``routes_by_rpc`` holds each rpc's
-    routes in table order.
+    Each ``Route`` carries how it is matched and built; ``tenant_variants`` maps a
+    plain route to its ``/{tenant}`` variant, and ``build`` tries an rpc's routes whose
+    ``client`` is set, in that order. ``tenant_field`` is the json name of the field
+    the tenant variants bind (``""`` when there are none). ``max_segments`` bounds the
+    segments a matching path can have. ``routes_by_rpc`` holds each rpc's routes in
+    table order. ``ValueError`` when two routes have one verb and template, a tenant
+    variant prefixes no route of its rpc, or a route a client builds has variables
+    and no pieces.
     """
 
     def __init__(
         self,
         routes: Sequence[Route],
-        patterns: Sequence[Pattern],
-        client_routes: Mapping[str, Sequence[ClientRoute]],
         *,
         query: QueryCodecs,
         tenant_field: str = "",
@@ -399,24 +402,19 @@ class RouteTable:
     ) -> None:
         self.routes = tuple(routes)
         by_key = {(route.verb, route.template): route for route in self.routes}
-        named = {(p.verb, p.template): p for p in patterns}
-        if len(by_key) != len(self.routes) or by_key.keys() != named.keys():
-            raise ValueError(
-                "every route needs exactly one pattern, by verb and template"
-            )
-        patterns = [named[key] for key in by_key]
-        for p in patterns:
-            if p.tenant_variant and (p.verb, p.tenant_variant) not in by_key:
+        if len(by_key) != len(self.routes):
+            raise ValueError("two routes have one verb and template")
+        variants: dict[Route, Route] = {}
+        for route in self.routes:
+            if not route.tenant:
+                continue
+            plain = by_key.get((route.verb, _without_tenant(route.template)))
+            if plain is None or plain.rpc != route.rpc or plain.tenant:
                 raise ValueError(
-                    f"{p.verb} {p.template}: no route {p.verb} {p.tenant_variant}"
+                    f"{route.verb} {route.template}: a tenant variant of no route"
                 )
-        self.tenant_variants: Mapping[Route, Route] = MappingProxyType(
-            {
-                by_key[p.verb, p.template]: by_key[p.verb, p.tenant_variant]
-                for p in patterns
-                if p.tenant_variant
-            }
-        )
+            variants.setdefault(plain, route)
+        self.tenant_variants: Mapping[Route, Route] = MappingProxyType(variants)
         grouped: dict[str, list[Route]] = {}
         for route in self.routes:
             grouped.setdefault(route.rpc, []).append(route)
@@ -426,26 +424,28 @@ class RouteTable:
         self.query = query
         self.tenant_field = tenant_field
         self.max_segments = max_segments
-        self.custom_verbs = frozenset(p.custom_verb for p in patterns if p.custom_verb)
+        self.custom_verbs = frozenset(
+            r.custom_verb for r in self.routes if r.custom_verb
+        )
         self._headers = headers
         self._root = _Node()
         targets = [
             _Target(
                 route,
-                p.captures,
-                any(c.codec or "." in c.field for c in p.captures),
+                route.captures,
+                any(c.codec or "." in c.field for c in route.captures),
                 (
-                    tuple((c.field, c.start) for c in p.captures)
-                    if all(c.single_segment for c in p.captures)
+                    tuple((c.field, c.start) for c in route.captures)
+                    if all(c.single_segment for c in route.captures)
                     else None
                 ),
-                tuple(tuple(c.field.split(".")) for c in p.captures),
+                tuple(tuple(c.field.split(".")) for c in route.captures),
             )
-            for route, p in zip(routes, patterns)
+            for route in self.routes
         ]
-        for target, pattern in zip(targets, patterns):
+        for target in targets:
             node = self._root
-            for segment in pattern.segments:
+            for segment in target.route.segments:
                 if segment == "*":
                     node.wildcard = node.wildcard or _Node()
                     node = node.wildcard
@@ -454,24 +454,29 @@ class RouteTable:
                     node = node.deep
                 else:
                     node = node.literals.setdefault(segment, _Node())
-            node.targets.setdefault((pattern.custom_verb, target.route.verb), target)
-        self._client = {
-            rpc: tuple(
-                (
-                    by_key[c.verb, c.template],
-                    c,
-                    (
-                        None
-                        if c.tenant is None
-                        else by_key[c.tenant.verb, c.tenant.template]
-                    ),
+            key = (target.route.custom_verb, target.route.verb)
+            node.targets.setdefault(key, target)
+        built: dict[str, list[_Choice]] = {}
+        for route in sorted(
+            (r for r in self.routes if r.client >= 0), key=lambda r: r.client
+        ):
+            if route.path_fields and not route.pieces:
+                raise ValueError(f"{route.verb} {route.template}: no pieces to build")
+            pieces = route.pieces or (route.template,)
+            variant = self.tenant_variants.get(route)
+            tenant_pieces: Pieces = ()
+            if variant is not None:
+                tenant_pieces = variant.pieces or (
+                    "/",
+                    ClientPiece(tenant_field, (tenant_field,), True),
+                    *(pieces if route.template != "/" else ()),
                 )
-                for c in choices
+            built.setdefault(route.rpc, []).append(
+                _Choice(route, pieces, variant, tenant_pieces)
             )
-            for rpc, choices in client_routes.items()
-        }
-        self._flat = self._flat_index(targets, patterns)
-        self._static = self._static_index(targets, patterns)
+        self._client = {rpc: tuple(choices) for rpc, choices in built.items()}
+        self._flat = self._flat_index(targets)
+        self._static = self._static_index(targets)
         table = self
 
         class _NotFound(RouteNotFound):
@@ -484,7 +489,7 @@ class RouteTable:
 
     @staticmethod
     def _flat_index(
-        targets: Sequence[_Target], patterns: Sequence[Pattern]
+        targets: Sequence[_Target],
     ) -> dict[str, dict[_Shape, _ShapeMatch]] | None:
         """Without ``**`` a path's segment count is its routes' length: per verb, then
         per (length, custom verb), the routes in the order the walk would reach them
@@ -493,16 +498,12 @@ class RouteTable:
         so the first whose literals fit is the walk's answer, without walking. None
         when some template has ``**`` or an empty literal (then a path with an empty
         segment, which no ``*`` takes, could still match: the walk decides)."""
-        if any("**" in p.segments or "" in p.segments for p in patterns):
+        if any("**" in t.route.segments or "" in t.route.segments for t in targets):
             return None
         found: dict[str, dict[_Shape, dict[tuple[str, ...], _Target]]] = {}
-        for target, pattern in zip(targets, patterns):
-            segments = pattern.segments
-            key: _Shape = (
-                (len(segments), pattern.custom_verb)
-                if pattern.custom_verb
-                else len(segments)
-            )
+        for target in targets:
+            segments, custom_verb = target.route.segments, target.route.custom_verb
+            key: _Shape = (len(segments), custom_verb) if custom_verb else len(segments)
             by_shape = found.setdefault(target.route.verb, {}).setdefault(key, {})
             by_shape.setdefault(segments, target)  # first wins
         compiled_shapes: dict[str, dict[_Shape, _ShapeMatch]] = {}
@@ -521,20 +522,19 @@ class RouteTable:
         return compiled_shapes
 
     @staticmethod
-    def _static_index(
-        targets: Sequence[_Target], patterns: Sequence[Pattern]
-    ) -> dict[str, dict[str, _Target]]:
+    def _static_index(targets: Sequence[_Target]) -> dict[str, dict[str, _Target]]:
         """The routes without a variable or a wildcard, by their whole raw path, then
         by verb: such a route is the most specific of all for the one path that
         matches it (a literal beats a variable wherever they differ), so that path
         needs no split and no walk."""
         static: dict[str, dict[str, _Target]] = {}
-        for target, pattern in zip(targets, patterns):
-            if "*" in pattern.segments or "**" in pattern.segments:
+        for target in targets:
+            segments = target.route.segments
+            if "*" in segments or "**" in segments:
                 continue
-            path = "/" + "/".join(pattern.segments)
-            if pattern.custom_verb:
-                path += ":" + pattern.custom_verb
+            path = "/" + "/".join(segments)
+            if target.route.custom_verb:
+                path += ":" + target.route.custom_verb
             if well_formed(path):
                 static.setdefault(path, {}).setdefault(target.route.verb, target)
         return static
@@ -834,27 +834,22 @@ class RouteTable:
         if choices is None:
             raise ValueError(f"unknown rpc {rpc!r}")
         if len(choices) == 1:
-            return self._build(rpc, request, tenant, *choices[0])
+            return self._build(rpc, request, tenant, choices[0])
         failure: ValueError | None = None
         for choice in choices:
             try:
-                return self._build(rpc, request, tenant, *choice)
+                return self._build(rpc, request, tenant, choice)
             except ValueError as error:
                 failure = failure or error
         assert failure is not None
         raise failure
 
     def _build(
-        self,
-        rpc: str,
-        request: Mapping[str, Any],
-        tenant: str | None,
-        route: Route,
-        client: ClientRoute,
-        tenant_route: Route | None,
+        self, rpc: str, request: Mapping[str, Any], tenant: str | None, choice: _Choice
     ) -> HttpRequest:
-        """The request for one binding (``client`` builds ``route``; ``tenant_route``
-        is its tenant variant)."""
+        """The request for one binding: its route, or its tenant variant for a
+        request with a tenant."""
+        route, pieces = choice.route, choice.pieces
         fields = dict(request)
         tenant_field = self.tenant_field
         if tenant_field:
@@ -866,8 +861,8 @@ class RouteTable:
                 )
             chosen = tenant or given
             if chosen:
-                if tenant_route is not None and client.tenant is not None:
-                    route, client = tenant_route, client.tenant
+                if choice.variant is not None:
+                    route, pieces = choice.variant, choice.variant_pieces
                     fields[tenant_field] = chosen
                 elif tenant:
                     raise ValueError(f"{rpc}: this rpc has no tenant route")
@@ -877,7 +872,7 @@ class RouteTable:
             raise ValueError(f"{rpc}: this rpc has no tenant route")
         parts: list[str] = []
         sent: dict[str, str] = {}
-        for piece in client.pieces:
+        for piece in pieces:
             if isinstance(piece, str):
                 parts.append(piece)
                 continue
@@ -888,7 +883,7 @@ class RouteTable:
             parts.append(encoded)
             sent[piece.name] = encoded
         path = "".join(parts)
-        if client.recheck:
+        if route.recheck:
             self._recheck(rpc, route, path, sent)
         has_body = route.body is not None
         headers = self._headers(has_body) if self._headers is not None else []
@@ -926,6 +921,14 @@ class RouteTable:
         raise ValueError(
             f"{rpc}: the path {path!r} does not route back to {route.template}{where}"
         )
+
+
+def _without_tenant(template: str) -> str:
+    """The template a ``/{tenant}`` variant prefixes: ``template`` without its first
+    segment (``/{tenant}/tasks/{id}`` gives ``/tasks/{id}``, ``/{tenant}`` gives
+    ``/``)."""
+    rest = template.split("/", 2)
+    return "/" + rest[2] if len(rest) == 3 else "/"
 
 
 def _raw_capture(capture: Capture, segments: list[str]) -> str:

@@ -21,10 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from ._paths import (
     Capture,
     ClientPiece,
-    ClientRoute,
     HttpRequest,
     Match,
-    Pattern,
     QueryPairs,
     Route,
     RouteNotFound,
@@ -88,12 +86,12 @@ ROUTES: tuple[Route, ...] = (
         template="/message:send",
         path_fields=(),
         body="*",
-        response_body=None,
         request_type="lf.a2a.v1.SendMessageRequest",
         response_type="lf.a2a.v1.SendMessageResponse",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("message",),
+        custom_verb="send",
+        client=0,
     ),
     Route(
         rpc="SendMessage",
@@ -101,12 +99,13 @@ ROUTES: tuple[Route, ...] = (
         template="/{tenant}/message:send",
         path_fields=("tenant",),
         body="*",
-        response_body=None,
         request_type="lf.a2a.v1.SendMessageRequest",
         response_type="lf.a2a.v1.SendMessageResponse",
         server_streaming=False,
         tenant=True,
-        alias=False,
+        segments=("*", "message"),
+        custom_verb="send",
+        captures=(Capture(field="tenant", start=0, end=1),),
     ),
     Route(
         rpc="SendStreamingMessage",
@@ -114,12 +113,12 @@ ROUTES: tuple[Route, ...] = (
         template="/message:stream",
         path_fields=(),
         body="*",
-        response_body=None,
         request_type="lf.a2a.v1.SendMessageRequest",
         response_type="lf.a2a.v1.StreamResponse",
         server_streaming=True,
-        tenant=False,
-        alias=False,
+        segments=("message",),
+        custom_verb="stream",
+        client=0,
     ),
     Route(
         rpc="SendStreamingMessage",
@@ -127,12 +126,13 @@ ROUTES: tuple[Route, ...] = (
         template="/{tenant}/message:stream",
         path_fields=("tenant",),
         body="*",
-        response_body=None,
         request_type="lf.a2a.v1.SendMessageRequest",
         response_type="lf.a2a.v1.StreamResponse",
         server_streaming=True,
         tenant=True,
-        alias=False,
+        segments=("*", "message"),
+        custom_verb="stream",
+        captures=(Capture(field="tenant", start=0, end=1),),
     ),
     Route(
         rpc="GetTask",
@@ -140,12 +140,16 @@ ROUTES: tuple[Route, ...] = (
         template="/tasks/{id=*}",
         path_fields=("id",),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.GetTaskRequest",
         response_type="lf.a2a.v1.Task",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("tasks", "*"),
+        captures=(Capture(field="id", start=1, end=2),),
+        pieces=(
+            "/tasks/",
+            ClientPiece(name="id", json_path=("id",), single_segment=True),
+        ),
+        client=0,
     ),
     Route(
         rpc="GetTask",
@@ -153,12 +157,16 @@ ROUTES: tuple[Route, ...] = (
         template="/{tenant}/tasks/{id=*}",
         path_fields=("tenant", "id"),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.GetTaskRequest",
         response_type="lf.a2a.v1.Task",
         server_streaming=False,
         tenant=True,
-        alias=False,
+        segments=("*", "tasks", "*"),
+        captures=(
+            Capture(field="tenant", start=0, end=1),
+            Capture(field="id", start=2, end=3),
+        ),
+        recheck=True,
     ),
     Route(
         rpc="ListTasks",
@@ -166,12 +174,11 @@ ROUTES: tuple[Route, ...] = (
         template="/tasks",
         path_fields=(),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.ListTasksRequest",
         response_type="lf.a2a.v1.ListTasksResponse",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("tasks",),
+        client=0,
     ),
     Route(
         rpc="ListTasks",
@@ -179,12 +186,13 @@ ROUTES: tuple[Route, ...] = (
         template="/{tenant}/tasks",
         path_fields=("tenant",),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.ListTasksRequest",
         response_type="lf.a2a.v1.ListTasksResponse",
         server_streaming=False,
         tenant=True,
-        alias=False,
+        segments=("*", "tasks"),
+        captures=(Capture(field="tenant", start=0, end=1),),
+        recheck=True,
     ),
     Route(
         rpc="CancelTask",
@@ -192,12 +200,18 @@ ROUTES: tuple[Route, ...] = (
         template="/tasks/{id=*}:cancel",
         path_fields=("id",),
         body="*",
-        response_body=None,
         request_type="lf.a2a.v1.CancelTaskRequest",
         response_type="lf.a2a.v1.Task",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("tasks", "*"),
+        custom_verb="cancel",
+        captures=(Capture(field="id", start=1, end=2),),
+        pieces=(
+            "/tasks/",
+            ClientPiece(name="id", json_path=("id",), single_segment=True),
+            ":cancel",
+        ),
+        client=0,
     ),
     Route(
         rpc="CancelTask",
@@ -205,12 +219,16 @@ ROUTES: tuple[Route, ...] = (
         template="/{tenant}/tasks/{id=*}:cancel",
         path_fields=("tenant", "id"),
         body="*",
-        response_body=None,
         request_type="lf.a2a.v1.CancelTaskRequest",
         response_type="lf.a2a.v1.Task",
         server_streaming=False,
         tenant=True,
-        alias=False,
+        segments=("*", "tasks", "*"),
+        custom_verb="cancel",
+        captures=(
+            Capture(field="tenant", start=0, end=1),
+            Capture(field="id", start=2, end=3),
+        ),
     ),
     Route(
         rpc="SubscribeToTask",
@@ -218,12 +236,12 @@ ROUTES: tuple[Route, ...] = (
         template="/tasks/{id=*}:subscribe",
         path_fields=("id",),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.SubscribeToTaskRequest",
         response_type="lf.a2a.v1.StreamResponse",
         server_streaming=True,
-        tenant=False,
-        alias=False,
+        segments=("tasks", "*"),
+        custom_verb="subscribe",
+        captures=(Capture(field="id", start=1, end=2),),
     ),
     Route(
         rpc="SubscribeToTask",
@@ -231,12 +249,19 @@ ROUTES: tuple[Route, ...] = (
         template="/tasks/{id=*}:subscribe",
         path_fields=("id",),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.SubscribeToTaskRequest",
         response_type="lf.a2a.v1.StreamResponse",
         server_streaming=True,
-        tenant=False,
         alias=True,
+        segments=("tasks", "*"),
+        custom_verb="subscribe",
+        captures=(Capture(field="id", start=1, end=2),),
+        pieces=(
+            "/tasks/",
+            ClientPiece(name="id", json_path=("id",), single_segment=True),
+            ":subscribe",
+        ),
+        client=0,
     ),
     Route(
         rpc="SubscribeToTask",
@@ -244,12 +269,16 @@ ROUTES: tuple[Route, ...] = (
         template="/{tenant}/tasks/{id=*}:subscribe",
         path_fields=("tenant", "id"),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.SubscribeToTaskRequest",
         response_type="lf.a2a.v1.StreamResponse",
         server_streaming=True,
         tenant=True,
-        alias=False,
+        segments=("*", "tasks", "*"),
+        custom_verb="subscribe",
+        captures=(
+            Capture(field="tenant", start=0, end=1),
+            Capture(field="id", start=2, end=3),
+        ),
     ),
     Route(
         rpc="SubscribeToTask",
@@ -257,12 +286,17 @@ ROUTES: tuple[Route, ...] = (
         template="/{tenant}/tasks/{id=*}:subscribe",
         path_fields=("tenant", "id"),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.SubscribeToTaskRequest",
         response_type="lf.a2a.v1.StreamResponse",
         server_streaming=True,
         tenant=True,
         alias=True,
+        segments=("*", "tasks", "*"),
+        custom_verb="subscribe",
+        captures=(
+            Capture(field="tenant", start=0, end=1),
+            Capture(field="id", start=2, end=3),
+        ),
     ),
     Route(
         rpc="CreateTaskPushNotificationConfig",
@@ -270,12 +304,17 @@ ROUTES: tuple[Route, ...] = (
         template="/tasks/{task_id=*}/pushNotificationConfigs",
         path_fields=("taskId",),
         body="*",
-        response_body=None,
         request_type="lf.a2a.v1.TaskPushNotificationConfig",
         response_type="lf.a2a.v1.TaskPushNotificationConfig",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("tasks", "*", "pushNotificationConfigs"),
+        captures=(Capture(field="taskId", start=1, end=2),),
+        pieces=(
+            "/tasks/",
+            ClientPiece(name="taskId", json_path=("taskId",), single_segment=True),
+            "/pushNotificationConfigs",
+        ),
+        client=0,
     ),
     Route(
         rpc="CreateTaskPushNotificationConfig",
@@ -283,12 +322,15 @@ ROUTES: tuple[Route, ...] = (
         template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
         path_fields=("tenant", "taskId"),
         body="*",
-        response_body=None,
         request_type="lf.a2a.v1.TaskPushNotificationConfig",
         response_type="lf.a2a.v1.TaskPushNotificationConfig",
         server_streaming=False,
         tenant=True,
-        alias=False,
+        segments=("*", "tasks", "*", "pushNotificationConfigs"),
+        captures=(
+            Capture(field="tenant", start=0, end=1),
+            Capture(field="taskId", start=2, end=3),
+        ),
     ),
     Route(
         rpc="GetTaskPushNotificationConfig",
@@ -296,12 +338,21 @@ ROUTES: tuple[Route, ...] = (
         template="/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
         path_fields=("taskId", "id"),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.GetTaskPushNotificationConfigRequest",
         response_type="lf.a2a.v1.TaskPushNotificationConfig",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("tasks", "*", "pushNotificationConfigs", "*"),
+        captures=(
+            Capture(field="taskId", start=1, end=2),
+            Capture(field="id", start=3, end=4),
+        ),
+        pieces=(
+            "/tasks/",
+            ClientPiece(name="taskId", json_path=("taskId",), single_segment=True),
+            "/pushNotificationConfigs/",
+            ClientPiece(name="id", json_path=("id",), single_segment=True),
+        ),
+        client=0,
     ),
     Route(
         rpc="GetTaskPushNotificationConfig",
@@ -309,12 +360,16 @@ ROUTES: tuple[Route, ...] = (
         template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
         path_fields=("tenant", "taskId", "id"),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.GetTaskPushNotificationConfigRequest",
         response_type="lf.a2a.v1.TaskPushNotificationConfig",
         server_streaming=False,
         tenant=True,
-        alias=False,
+        segments=("*", "tasks", "*", "pushNotificationConfigs", "*"),
+        captures=(
+            Capture(field="tenant", start=0, end=1),
+            Capture(field="taskId", start=2, end=3),
+            Capture(field="id", start=4, end=5),
+        ),
     ),
     Route(
         rpc="ListTaskPushNotificationConfigs",
@@ -322,12 +377,17 @@ ROUTES: tuple[Route, ...] = (
         template="/tasks/{task_id=*}/pushNotificationConfigs",
         path_fields=("taskId",),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
         response_type="lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("tasks", "*", "pushNotificationConfigs"),
+        captures=(Capture(field="taskId", start=1, end=2),),
+        pieces=(
+            "/tasks/",
+            ClientPiece(name="taskId", json_path=("taskId",), single_segment=True),
+            "/pushNotificationConfigs",
+        ),
+        client=0,
     ),
     Route(
         rpc="ListTaskPushNotificationConfigs",
@@ -335,12 +395,16 @@ ROUTES: tuple[Route, ...] = (
         template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
         path_fields=("tenant", "taskId"),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
         response_type="lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
         server_streaming=False,
         tenant=True,
-        alias=False,
+        segments=("*", "tasks", "*", "pushNotificationConfigs"),
+        captures=(
+            Capture(field="tenant", start=0, end=1),
+            Capture(field="taskId", start=2, end=3),
+        ),
+        recheck=True,
     ),
     Route(
         rpc="GetExtendedAgentCard",
@@ -348,12 +412,11 @@ ROUTES: tuple[Route, ...] = (
         template="/extendedAgentCard",
         path_fields=(),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.GetExtendedAgentCardRequest",
         response_type="lf.a2a.v1.AgentCard",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("extendedAgentCard",),
+        client=0,
     ),
     Route(
         rpc="GetExtendedAgentCard",
@@ -361,12 +424,13 @@ ROUTES: tuple[Route, ...] = (
         template="/{tenant}/extendedAgentCard",
         path_fields=("tenant",),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.GetExtendedAgentCardRequest",
         response_type="lf.a2a.v1.AgentCard",
         server_streaming=False,
         tenant=True,
-        alias=False,
+        segments=("*", "extendedAgentCard"),
+        captures=(Capture(field="tenant", start=0, end=1),),
+        recheck=True,
     ),
     Route(
         rpc="DeleteTaskPushNotificationConfig",
@@ -374,12 +438,21 @@ ROUTES: tuple[Route, ...] = (
         template="/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
         path_fields=("taskId", "id"),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
         response_type="google.protobuf.Empty",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("tasks", "*", "pushNotificationConfigs", "*"),
+        captures=(
+            Capture(field="taskId", start=1, end=2),
+            Capture(field="id", start=3, end=4),
+        ),
+        pieces=(
+            "/tasks/",
+            ClientPiece(name="taskId", json_path=("taskId",), single_segment=True),
+            "/pushNotificationConfigs/",
+            ClientPiece(name="id", json_path=("id",), single_segment=True),
+        ),
+        client=0,
     ),
     Route(
         rpc="DeleteTaskPushNotificationConfig",
@@ -387,15 +460,20 @@ ROUTES: tuple[Route, ...] = (
         template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
         path_fields=("tenant", "taskId", "id"),
         body=None,
-        response_body=None,
         request_type="lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
         response_type="google.protobuf.Empty",
         server_streaming=False,
         tenant=True,
-        alias=False,
+        segments=("*", "tasks", "*", "pushNotificationConfigs", "*"),
+        captures=(
+            Capture(field="tenant", start=0, end=1),
+            Capture(field="taskId", start=2, end=3),
+            Capture(field="id", start=4, end=5),
+        ),
     ),
 )
-"""Every route: rpcs in declaration order, each rpc's rules as written in the proto."""
+"""Every route: rpcs in declaration order, each rpc's rules as written in the proto,
+with how a server matches it and, for the routes a client sends, how it is built."""
 
 MAX_PATH_SEGMENTS = 5
 """The most segments of any route: a longer path cannot match, so it is refused before
@@ -412,466 +490,6 @@ def _headers(body: bool) -> list[tuple[str, str]]:
 
 TABLE = RouteTable(
     ROUTES,
-    patterns=(
-        Pattern(
-            verb="POST",
-            template="/message:send",
-            segments=("message",),
-            custom_verb="send",
-            tenant_variant="/{tenant}/message:send",
-        ),
-        Pattern(
-            verb="POST",
-            template="/{tenant}/message:send",
-            segments=("*", "message"),
-            custom_verb="send",
-            captures=(Capture(field="tenant", start=0, end=1),),
-        ),
-        Pattern(
-            verb="POST",
-            template="/message:stream",
-            segments=("message",),
-            custom_verb="stream",
-            tenant_variant="/{tenant}/message:stream",
-        ),
-        Pattern(
-            verb="POST",
-            template="/{tenant}/message:stream",
-            segments=("*", "message"),
-            custom_verb="stream",
-            captures=(Capture(field="tenant", start=0, end=1),),
-        ),
-        Pattern(
-            verb="GET",
-            template="/tasks/{id=*}",
-            segments=("tasks", "*"),
-            captures=(Capture(field="id", start=1, end=2),),
-            tenant_variant="/{tenant}/tasks/{id=*}",
-        ),
-        Pattern(
-            verb="GET",
-            template="/{tenant}/tasks/{id=*}",
-            segments=("*", "tasks", "*"),
-            captures=(
-                Capture(field="tenant", start=0, end=1),
-                Capture(field="id", start=2, end=3),
-            ),
-        ),
-        Pattern(
-            verb="GET",
-            template="/tasks",
-            segments=("tasks",),
-            tenant_variant="/{tenant}/tasks",
-        ),
-        Pattern(
-            verb="GET",
-            template="/{tenant}/tasks",
-            segments=("*", "tasks"),
-            captures=(Capture(field="tenant", start=0, end=1),),
-        ),
-        Pattern(
-            verb="POST",
-            template="/tasks/{id=*}:cancel",
-            segments=("tasks", "*"),
-            custom_verb="cancel",
-            captures=(Capture(field="id", start=1, end=2),),
-            tenant_variant="/{tenant}/tasks/{id=*}:cancel",
-        ),
-        Pattern(
-            verb="POST",
-            template="/{tenant}/tasks/{id=*}:cancel",
-            segments=("*", "tasks", "*"),
-            custom_verb="cancel",
-            captures=(
-                Capture(field="tenant", start=0, end=1),
-                Capture(field="id", start=2, end=3),
-            ),
-        ),
-        Pattern(
-            verb="GET",
-            template="/tasks/{id=*}:subscribe",
-            segments=("tasks", "*"),
-            custom_verb="subscribe",
-            captures=(Capture(field="id", start=1, end=2),),
-            tenant_variant="/{tenant}/tasks/{id=*}:subscribe",
-        ),
-        Pattern(
-            verb="POST",
-            template="/tasks/{id=*}:subscribe",
-            segments=("tasks", "*"),
-            custom_verb="subscribe",
-            captures=(Capture(field="id", start=1, end=2),),
-            tenant_variant="/{tenant}/tasks/{id=*}:subscribe",
-        ),
-        Pattern(
-            verb="GET",
-            template="/{tenant}/tasks/{id=*}:subscribe",
-            segments=("*", "tasks", "*"),
-            custom_verb="subscribe",
-            captures=(
-                Capture(field="tenant", start=0, end=1),
-                Capture(field="id", start=2, end=3),
-            ),
-        ),
-        Pattern(
-            verb="POST",
-            template="/{tenant}/tasks/{id=*}:subscribe",
-            segments=("*", "tasks", "*"),
-            custom_verb="subscribe",
-            captures=(
-                Capture(field="tenant", start=0, end=1),
-                Capture(field="id", start=2, end=3),
-            ),
-        ),
-        Pattern(
-            verb="POST",
-            template="/tasks/{task_id=*}/pushNotificationConfigs",
-            segments=("tasks", "*", "pushNotificationConfigs"),
-            captures=(Capture(field="taskId", start=1, end=2),),
-            tenant_variant="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
-        ),
-        Pattern(
-            verb="POST",
-            template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
-            segments=("*", "tasks", "*", "pushNotificationConfigs"),
-            captures=(
-                Capture(field="tenant", start=0, end=1),
-                Capture(field="taskId", start=2, end=3),
-            ),
-        ),
-        Pattern(
-            verb="GET",
-            template="/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-            segments=("tasks", "*", "pushNotificationConfigs", "*"),
-            captures=(
-                Capture(field="taskId", start=1, end=2),
-                Capture(field="id", start=3, end=4),
-            ),
-            tenant_variant="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-        ),
-        Pattern(
-            verb="GET",
-            template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-            segments=("*", "tasks", "*", "pushNotificationConfigs", "*"),
-            captures=(
-                Capture(field="tenant", start=0, end=1),
-                Capture(field="taskId", start=2, end=3),
-                Capture(field="id", start=4, end=5),
-            ),
-        ),
-        Pattern(
-            verb="GET",
-            template="/tasks/{task_id=*}/pushNotificationConfigs",
-            segments=("tasks", "*", "pushNotificationConfigs"),
-            captures=(Capture(field="taskId", start=1, end=2),),
-            tenant_variant="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
-        ),
-        Pattern(
-            verb="GET",
-            template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
-            segments=("*", "tasks", "*", "pushNotificationConfigs"),
-            captures=(
-                Capture(field="tenant", start=0, end=1),
-                Capture(field="taskId", start=2, end=3),
-            ),
-        ),
-        Pattern(
-            verb="GET",
-            template="/extendedAgentCard",
-            segments=("extendedAgentCard",),
-            tenant_variant="/{tenant}/extendedAgentCard",
-        ),
-        Pattern(
-            verb="GET",
-            template="/{tenant}/extendedAgentCard",
-            segments=("*", "extendedAgentCard"),
-            captures=(Capture(field="tenant", start=0, end=1),),
-        ),
-        Pattern(
-            verb="DELETE",
-            template="/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-            segments=("tasks", "*", "pushNotificationConfigs", "*"),
-            captures=(
-                Capture(field="taskId", start=1, end=2),
-                Capture(field="id", start=3, end=4),
-            ),
-            tenant_variant="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-        ),
-        Pattern(
-            verb="DELETE",
-            template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-            segments=("*", "tasks", "*", "pushNotificationConfigs", "*"),
-            captures=(
-                Capture(field="tenant", start=0, end=1),
-                Capture(field="taskId", start=2, end=3),
-                Capture(field="id", start=4, end=5),
-            ),
-        ),
-    ),
-    client_routes={
-        "SendMessage": (
-            ClientRoute(
-                verb="POST",
-                template="/message:send",
-                pieces=("/message:send",),
-                tenant=ClientRoute(
-                    verb="POST",
-                    template="/{tenant}/message:send",
-                    pieces=(
-                        "/",
-                        ClientPiece(
-                            name="tenant", json_path=("tenant",), single_segment=True
-                        ),
-                        "/message:send",
-                    ),
-                ),
-            ),
-        ),
-        "SendStreamingMessage": (
-            ClientRoute(
-                verb="POST",
-                template="/message:stream",
-                pieces=("/message:stream",),
-                tenant=ClientRoute(
-                    verb="POST",
-                    template="/{tenant}/message:stream",
-                    pieces=(
-                        "/",
-                        ClientPiece(
-                            name="tenant", json_path=("tenant",), single_segment=True
-                        ),
-                        "/message:stream",
-                    ),
-                ),
-            ),
-        ),
-        "GetTask": (
-            ClientRoute(
-                verb="GET",
-                template="/tasks/{id=*}",
-                pieces=(
-                    "/tasks/",
-                    ClientPiece(name="id", json_path=("id",), single_segment=True),
-                ),
-                tenant=ClientRoute(
-                    verb="GET",
-                    template="/{tenant}/tasks/{id=*}",
-                    pieces=(
-                        "/",
-                        ClientPiece(
-                            name="tenant", json_path=("tenant",), single_segment=True
-                        ),
-                        "/tasks/",
-                        ClientPiece(name="id", json_path=("id",), single_segment=True),
-                    ),
-                    recheck=True,
-                ),
-            ),
-        ),
-        "ListTasks": (
-            ClientRoute(
-                verb="GET",
-                template="/tasks",
-                pieces=("/tasks",),
-                tenant=ClientRoute(
-                    verb="GET",
-                    template="/{tenant}/tasks",
-                    pieces=(
-                        "/",
-                        ClientPiece(
-                            name="tenant", json_path=("tenant",), single_segment=True
-                        ),
-                        "/tasks",
-                    ),
-                    recheck=True,
-                ),
-            ),
-        ),
-        "CancelTask": (
-            ClientRoute(
-                verb="POST",
-                template="/tasks/{id=*}:cancel",
-                pieces=(
-                    "/tasks/",
-                    ClientPiece(name="id", json_path=("id",), single_segment=True),
-                    ":cancel",
-                ),
-                tenant=ClientRoute(
-                    verb="POST",
-                    template="/{tenant}/tasks/{id=*}:cancel",
-                    pieces=(
-                        "/",
-                        ClientPiece(
-                            name="tenant", json_path=("tenant",), single_segment=True
-                        ),
-                        "/tasks/",
-                        ClientPiece(name="id", json_path=("id",), single_segment=True),
-                        ":cancel",
-                    ),
-                ),
-            ),
-        ),
-        "SubscribeToTask": (
-            ClientRoute(
-                verb="POST",
-                template="/tasks/{id=*}:subscribe",
-                pieces=(
-                    "/tasks/",
-                    ClientPiece(name="id", json_path=("id",), single_segment=True),
-                    ":subscribe",
-                ),
-                tenant=ClientRoute(
-                    verb="POST",
-                    template="/{tenant}/tasks/{id=*}:subscribe",
-                    pieces=(
-                        "/",
-                        ClientPiece(
-                            name="tenant", json_path=("tenant",), single_segment=True
-                        ),
-                        "/tasks/",
-                        ClientPiece(name="id", json_path=("id",), single_segment=True),
-                        ":subscribe",
-                    ),
-                ),
-            ),
-        ),
-        "CreateTaskPushNotificationConfig": (
-            ClientRoute(
-                verb="POST",
-                template="/tasks/{task_id=*}/pushNotificationConfigs",
-                pieces=(
-                    "/tasks/",
-                    ClientPiece(
-                        name="taskId", json_path=("taskId",), single_segment=True
-                    ),
-                    "/pushNotificationConfigs",
-                ),
-                tenant=ClientRoute(
-                    verb="POST",
-                    template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
-                    pieces=(
-                        "/",
-                        ClientPiece(
-                            name="tenant", json_path=("tenant",), single_segment=True
-                        ),
-                        "/tasks/",
-                        ClientPiece(
-                            name="taskId", json_path=("taskId",), single_segment=True
-                        ),
-                        "/pushNotificationConfigs",
-                    ),
-                ),
-            ),
-        ),
-        "GetTaskPushNotificationConfig": (
-            ClientRoute(
-                verb="GET",
-                template="/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-                pieces=(
-                    "/tasks/",
-                    ClientPiece(
-                        name="taskId", json_path=("taskId",), single_segment=True
-                    ),
-                    "/pushNotificationConfigs/",
-                    ClientPiece(name="id", json_path=("id",), single_segment=True),
-                ),
-                tenant=ClientRoute(
-                    verb="GET",
-                    template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-                    pieces=(
-                        "/",
-                        ClientPiece(
-                            name="tenant", json_path=("tenant",), single_segment=True
-                        ),
-                        "/tasks/",
-                        ClientPiece(
-                            name="taskId", json_path=("taskId",), single_segment=True
-                        ),
-                        "/pushNotificationConfigs/",
-                        ClientPiece(name="id", json_path=("id",), single_segment=True),
-                    ),
-                ),
-            ),
-        ),
-        "ListTaskPushNotificationConfigs": (
-            ClientRoute(
-                verb="GET",
-                template="/tasks/{task_id=*}/pushNotificationConfigs",
-                pieces=(
-                    "/tasks/",
-                    ClientPiece(
-                        name="taskId", json_path=("taskId",), single_segment=True
-                    ),
-                    "/pushNotificationConfigs",
-                ),
-                tenant=ClientRoute(
-                    verb="GET",
-                    template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
-                    pieces=(
-                        "/",
-                        ClientPiece(
-                            name="tenant", json_path=("tenant",), single_segment=True
-                        ),
-                        "/tasks/",
-                        ClientPiece(
-                            name="taskId", json_path=("taskId",), single_segment=True
-                        ),
-                        "/pushNotificationConfigs",
-                    ),
-                    recheck=True,
-                ),
-            ),
-        ),
-        "GetExtendedAgentCard": (
-            ClientRoute(
-                verb="GET",
-                template="/extendedAgentCard",
-                pieces=("/extendedAgentCard",),
-                tenant=ClientRoute(
-                    verb="GET",
-                    template="/{tenant}/extendedAgentCard",
-                    pieces=(
-                        "/",
-                        ClientPiece(
-                            name="tenant", json_path=("tenant",), single_segment=True
-                        ),
-                        "/extendedAgentCard",
-                    ),
-                    recheck=True,
-                ),
-            ),
-        ),
-        "DeleteTaskPushNotificationConfig": (
-            ClientRoute(
-                verb="DELETE",
-                template="/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-                pieces=(
-                    "/tasks/",
-                    ClientPiece(
-                        name="taskId", json_path=("taskId",), single_segment=True
-                    ),
-                    "/pushNotificationConfigs/",
-                    ClientPiece(name="id", json_path=("id",), single_segment=True),
-                ),
-                tenant=ClientRoute(
-                    verb="DELETE",
-                    template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-                    pieces=(
-                        "/",
-                        ClientPiece(
-                            name="tenant", json_path=("tenant",), single_segment=True
-                        ),
-                        "/tasks/",
-                        ClientPiece(
-                            name="taskId", json_path=("taskId",), single_segment=True
-                        ),
-                        "/pushNotificationConfigs/",
-                        ClientPiece(name="id", json_path=("id",), single_segment=True),
-                    ),
-                ),
-            ),
-        ),
-    },
     query=CODECS,
     tenant_field="tenant",
     max_segments=MAX_PATH_SEGMENTS,

@@ -28,7 +28,7 @@ from codegen.runtime._asgi import (
     base_url,
 )
 from codegen.runtime._jsonrpc import JsonRpcBinding, Method
-from codegen.runtime._paths import Capture, ClientRoute, Pattern, Route, RouteTable
+from codegen.runtime._paths import Capture, Route, RouteTable
 from codegen.runtime._errors import A2AError
 from codegen.runtime._query import Param, QueryCodecs, QueryError
 from codegen.runtime._sse import parse_sse
@@ -45,49 +45,83 @@ def _route(
     template: str,
     fields: tuple[str, ...],
     body: str | None,
+    match: tuple[tuple[str, ...], str, tuple[Capture, ...]],
     *,
     tenant: bool = False,
     streaming: bool = False,
     response_body: str | None = None,
+    client: bool = False,
 ) -> Route:
+    segments, custom_verb, captures = match
     return Route(
         rpc,
         verb,
         template,
         fields,
         body,
-        response_body,
         f"t.{rpc}Request",
         f"t.{rpc}Response",
         streaming,
+        response_body,
         tenant,
-        False,
+        segments=segments,
+        custom_verb=custom_verb,
+        captures=captures,
+        pieces=(template,) if client else (),
+        client=0 if client else -1,
     )
 
 
+ID = (Capture("id", 1, 2),)
+TENANT_ID = (Capture("tenant", 0, 1), Capture("id", 2, 3))
 ROUTES = (
-    _route("Send", "POST", "/message:send", (), "*"),
-    _route("Send", "POST", "/{tenant}/message:send", ("tenant",), "*", tenant=True),
-    _route("Get", "GET", "/tasks/{id}", ("id",), None),
-    _route("Get", "GET", "/{tenant}/tasks/{id}", ("tenant", "id"), None, tenant=True),
-    _route("Stream", "POST", "/message:stream", (), "*", streaming=True),
-    _route("Delete", "DELETE", "/tasks/{id}", ("id",), None),
-    _route("Put", "POST", "/items/{id}:put", ("id",), "item", response_body="value"),
-)
-PATTERNS = tuple(
-    Pattern(route.verb, route.template, segments, verb, captures)
-    for route, (segments, verb, captures) in zip(
-        ROUTES,
-        [
-            (("message",), "send", ()),
-            (("*", "message"), "send", (Capture("tenant", 0, 1),)),
-            (("tasks", "*"), "", (Capture("id", 1, 2),)),
-            (("*", "tasks", "*"), "", (Capture("tenant", 0, 1), Capture("id", 2, 3))),
-            (("message",), "stream", ()),
-            (("tasks", "*"), "", (Capture("id", 1, 2),)),
-            (("items", "*"), "put", (Capture("id", 1, 2),)),
-        ],
-    )
+    _route(
+        "Send",
+        "POST",
+        "/message:send",
+        (),
+        "*",
+        (("message",), "send", ()),
+        client=True,
+    ),
+    _route(
+        "Send",
+        "POST",
+        "/{tenant}/message:send",
+        ("tenant",),
+        "*",
+        (("*", "message"), "send", (Capture("tenant", 0, 1),)),
+        tenant=True,
+    ),
+    _route("Get", "GET", "/tasks/{id}", ("id",), None, (("tasks", "*"), "", ID)),
+    _route(
+        "Get",
+        "GET",
+        "/{tenant}/tasks/{id}",
+        ("tenant", "id"),
+        None,
+        (("*", "tasks", "*"), "", TENANT_ID),
+        tenant=True,
+    ),
+    _route(
+        "Stream",
+        "POST",
+        "/message:stream",
+        (),
+        "*",
+        (("message",), "stream", ()),
+        streaming=True,
+    ),
+    _route("Delete", "DELETE", "/tasks/{id}", ("id",), None, (("tasks", "*"), "", ID)),
+    _route(
+        "Put",
+        "POST",
+        "/items/{id}:put",
+        ("id",),
+        "item",
+        (("items", "*"), "put", ID),
+        response_body="value",
+    ),
 )
 CODECS = QueryCodecs(
     {
@@ -105,8 +139,6 @@ CODECS = QueryCodecs(
 )
 TABLE = RouteTable(
     ROUTES,
-    PATTERNS,
-    {"Send": (ClientRoute("POST", "/message:send", ("/message:send",)),)},
     query=CODECS,
     tenant_field="tenant",
     max_segments=3,

@@ -14,7 +14,7 @@ import pytest
 
 from codegen.runtime._asgi import A2AApplication, CallContext
 from codegen.runtime._jsonrpc import JsonRpcBinding, Method
-from codegen.runtime._paths import Capture, Pattern, Route, RouteTable
+from codegen.runtime._paths import Capture, Route, RouteTable
 from codegen.runtime._query import QueryCodecs
 from tests.runtime.test_asgi import V, Handler, make_app, rpc_body, run
 
@@ -214,19 +214,14 @@ def _get_stream_table() -> RouteTable:
         "/watch/{id}",
         ("id",),
         None,
-        None,
         "t.W",
         "t.E",
         True,
-        False,
-        False,
+        segments=("watch", "*"),
+        captures=(Capture("id", 1, 2),),
     )
     return RouteTable(
-        (route,),
-        (Pattern("GET", "/watch/{id}", ("watch", "*"), "", (Capture("id", 1, 2),)),),
-        {},
-        query=QueryCodecs({"Watch": ()}, {}, {}),
-        max_segments=2,
+        (route,), query=QueryCodecs({"Watch": ()}, {}, {}), max_segments=2
     )
 
 

@@ -9,6 +9,7 @@ regex reading of the precedence rule over random template sets and random paths.
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 
 import re
@@ -26,9 +27,7 @@ from codegen.runtime import _paths
 from codegen.runtime._paths import (
     Capture,
     ClientPiece,
-    ClientRoute,
     Match,
-    Pattern,
     Route,
     RouteNotFound,
     RouteTable,
@@ -50,7 +49,10 @@ class Spec:
     codecs: Mapping[str, tuple[str, str]] | None = None  # field -> (codec, enum)
 
 
-def _route_parts(spec: Spec) -> tuple[Route, Pattern, ClientRoute]:
+def _route(spec: Spec, *, client: int = -1, recheck: bool = True) -> Route:
+    """``spec`` as the generator prints a route: matched by its segments and
+    captures, built from its pieces (``client``: its place among its rpc's routes
+    ``build`` tries, -1 for none)."""
     parsed = parse_template(spec.template)
     codecs = spec.codecs or {}
     captures = []
@@ -71,27 +73,23 @@ def _route_parts(spec: Spec) -> tuple[Route, Pattern, ClientRoute]:
             if isinstance(piece, str)
             else ClientPiece(piece.name, piece.field_path, piece.single_segment)
         )
-    route = Route(
+    return Route(
         rpc=spec.rpc,
         verb=spec.verb,
         template=spec.template,
         path_fields=tuple(v.name for v in parsed.variables),
         body=spec.body,
-        response_body=None,
         request_type=f"test.{spec.rpc}Request",
         response_type=f"test.{spec.rpc}Response",
         server_streaming=False,
         tenant=spec.tenant,
-        alias=False,
+        segments=tuple(str(s) for s in parsed.segments),
+        custom_verb=parsed.verb or "",
+        captures=tuple(captures),
+        pieces=tuple(pieces),
+        recheck=recheck,
+        client=client,
     )
-    pattern = Pattern(
-        spec.verb,
-        spec.template,
-        tuple(str(s) for s in parsed.segments),
-        parsed.verb or "",
-        tuple(captures),
-    )
-    return route, pattern, ClientRoute(spec.verb, spec.template, tuple(pieces), True)
 
 
 def make_table(
@@ -105,21 +103,27 @@ def make_table(
     """A table as the generator would print it: the first route of each rpc (with its
     first tenant route as the tenant variant) is the client's; the segment limit is the
     generator's rule."""
-    routes, patterns = [], []
-    clients: dict[str, list[ClientRoute]] = {}
+    routes: list[Route] = []
+    first: set[str] = set()  # the rpcs whose client route is chosen
+    plain = {(s.rpc, s.verb, s.template) for s in specs if not s.tenant}
     for spec in specs:
-        route, pattern, client = _route_parts(spec)
+        route = _route(spec, recheck=recheck)
+        if spec.tenant:  # a /{tenant} variant only where it prefixes a route
+            rest = (
+                "/" + spec.template.split("/", 2)[2]
+                if spec.template.count("/") > 1
+                else "/"
+            )
+            route = dataclasses.replace(
+                route, tenant=(spec.rpc, spec.verb, rest) in plain
+            )
+        elif spec.rpc not in first:
+            first.add(spec.rpc)
+            route = dataclasses.replace(route, client=0)
         routes.append(route)
-        patterns.append(pattern)
-        chosen = clients.setdefault(spec.rpc, [])
-        client = client._replace(recheck=recheck)
-        if not chosen and not spec.tenant:
-            chosen.append(client)
-        elif chosen and spec.tenant and chosen[0].tenant is None:
-            chosen[0] = chosen[0]._replace(tenant=client)
     if max_segments is None:
-        deep = any("**" in p.segments for p in patterns)
-        max_segments = 256 if deep else max([1] + [len(p.segments) for p in patterns])
+        deep = any("**" in r.segments for r in routes)
+        max_segments = 256 if deep else max([1] + [len(r.segments) for r in routes])
     if query is None:
         # As the generator does: every field not in the body is a query parameter,
         # path fields included.
@@ -135,8 +139,6 @@ def make_table(
         )
     return RouteTable(
         routes,
-        patterns,
-        clients,
         query=query,
         tenant_field="tenant",
         max_segments=max_segments,
@@ -537,22 +539,15 @@ class _Compared(str):
 def test_a_shape_many_routes_share_costs_a_lookup_not_a_test_per_route() -> None:
     """Matching does not grow with the table: 500 routes of one shape are not tried
     one by one (each literal here counts the comparisons made with it)."""
-    parts = [
-        _route_parts(Spec(f"Get{i}", "GET", f"/v1/c{i}/{{id}}")) for i in range(500)
-    ]
-    patterns = [
-        pattern._replace(
-            segments=tuple(s if s == "*" else _Compared(s) for s in pattern.segments)
+    routes = [_route(Spec(f"Get{i}", "GET", f"/v1/c{i}/{{id}}")) for i in range(500)]
+    counted = [
+        dataclasses.replace(
+            route,
+            segments=tuple(s if s == "*" else _Compared(s) for s in route.segments),
         )
-        for _, pattern, _ in parts
+        for route in routes
     ]
-    table = RouteTable(
-        [route for route, _, _ in parts],
-        patterns,
-        {},
-        query=QueryCodecs({}, {}, {}),
-        max_segments=3,
-    )
+    table = RouteTable(counted, query=QueryCodecs({}, {}, {}), max_segments=3)
     _Compared.made = 0
     found = table.match("GET", "/v1/c499/x")
     assert found is not None and found.route.rpc == "Get499"
@@ -560,10 +555,11 @@ def test_a_shape_many_routes_share_costs_a_lookup_not_a_test_per_route() -> None
     assert _Compared.made <= 4
 
 
-def test_route_table_needs_a_pattern_per_route() -> None:
-    route, pattern, _ = _route_parts(Spec("A", "GET", "/a"))
-    with pytest.raises(ValueError, match="exactly one pattern"):
-        RouteTable([route], [], {}, query=QueryCodecs({}, {}, {}), max_segments=1)
+def test_route_table_refuses_two_routes_of_one_verb_and_template() -> None:
+    route = _route(Spec("A", "GET", "/a"))
+    other = dataclasses.replace(route, rpc="B")
+    with pytest.raises(ValueError, match="two routes have one verb and template"):
+        RouteTable([route, other], query=QueryCodecs({}, {}, {}), max_segments=1)
 
 
 def test_match_never_raises_on_odd_input(table: RouteTable) -> None:
@@ -1253,36 +1249,45 @@ def test_custom_verb_after_deep_wildcard_matches_and_builds() -> None:
     assert table.build("Run", {"name": "x/y z"}).path == "/v1/x/y%20z:run"
 
 
-def test_patterns_are_named_by_verb_and_template() -> None:
-    route, pattern, client = _route_parts(Spec("Get", "GET", "/tasks/{id}"))
+def test_a_tenant_variant_is_the_route_its_template_prefixes() -> None:
+    route = _route(Spec("Get", "GET", "/tasks/{id}"), client=0)
     codecs = QueryCodecs({}, {}, {})
-    with pytest.raises(ValueError, match="exactly one pattern"):
-        RouteTable(
-            [route], [pattern._replace(verb="PUT")], {}, query=codecs, max_segments=2
-        )
-    with pytest.raises(ValueError, match="exactly one pattern"):
-        RouteTable([route, route], [pattern], {}, query=codecs, max_segments=2)
-    table = RouteTable(
-        [route], [pattern], {"Get": [client]}, query=codecs, max_segments=2
-    )
+    table = RouteTable([route], query=codecs, max_segments=2)
     assert table.build("Get", {"id": "a"}).path == "/tasks/a"
     assert table.tenant_variants == {}
-    twin, twin_pattern, _ = _route_parts(
-        Spec("Get", "GET", "/{tenant}/tasks/{id}", tenant=True)
-    )
-    linked = pattern._replace(tenant_variant=twin.template)
+    twin = _route(Spec("Get", "GET", "/{tenant}/tasks/{id}", tenant=True))
     table = RouteTable(
-        [route, twin], [twin_pattern, linked], {}, query=codecs, max_segments=3
+        [route, twin], query=codecs, tenant_field="tenant", max_segments=3
     )
     assert table.tenant_variants == {route: twin}
-    assert table.routes == (route, twin)  # the table's order, whatever the patterns'
-    with pytest.raises(ValueError, match="no route GET /x/tasks/{id}"):
+    # its pieces derived: "/", the tenant, then the route's own
+    assert dataclasses.replace(twin, pieces=()) != twin
+    derived = RouteTable(
+        [route, dataclasses.replace(twin, pieces=())],
+        query=codecs,
+        tenant_field="tenant",
+        max_segments=3,
+    )
+    for built in (table, derived):
+        assert built.build("Get", {"id": "a", "tenant": "t"}).path == "/t/tasks/a"
+    root = _route(Spec("Root", "GET", "/"), client=0)
+    root_twin = dataclasses.replace(
+        _route(Spec("Root", "GET", "/{tenant}", tenant=True)), pieces=()
+    )
+    rooted = RouteTable(
+        [root, root_twin], query=codecs, tenant_field="tenant", max_segments=1
+    )
+    assert rooted.build("Root", {}).path == "/"
+    assert rooted.build("Root", {"tenant": "t"}).path == "/t"
+    for stray in (
+        _route(Spec("Get", "GET", "/{tenant}/other/{id}", tenant=True)),
+        _route(Spec("Other", "GET", "/{tenant}/tasks/{id}", tenant=True)),
+    ):
+        with pytest.raises(ValueError, match="a tenant variant of no route"):
+            RouteTable([route, stray], query=codecs, max_segments=3)
+    with pytest.raises(ValueError, match="no pieces to build"):
         RouteTable(
-            [route],
-            [pattern._replace(tenant_variant="/x/tasks/{id}")],
-            {},
-            query=codecs,
-            max_segments=2,
+            [dataclasses.replace(route, pieces=())], query=codecs, max_segments=2
         )
 
 
@@ -1290,16 +1295,19 @@ def test_build_tries_the_bindings_in_order() -> None:
     table = make_table(
         [
             Spec("Get", "GET", "/v1/{name=shelves/*}"),
-            Spec("Get", "GET", "/v1/{tenant}/{name=shelves/*}", tenant=True),
+            Spec("Get", "GET", "/{tenant}/v1/{name=shelves/*}", tenant=True),
             Spec("Get", "GET", "/v2/{id}"),
         ]
     )
-    second = _route_parts(Spec("Get", "GET", "/v2/{id}"))[2]
-    first = table._client["Get"][0][1]
     table = RouteTable(
-        table.routes,
-        [_route_parts(Spec(r.rpc, r.verb, r.template))[1] for r in table.routes],
-        {"Get": [first, second]},
+        [
+            (
+                dataclasses.replace(route, client=1)
+                if route.template == "/v2/{id}"
+                else route
+            )
+            for route in table.routes
+        ],
         query=table.query,
         tenant_field="tenant",
         max_segments=4,
@@ -1307,7 +1315,7 @@ def test_build_tries_the_bindings_in_order() -> None:
     assert table.build("Get", {"name": "shelves/s"}).path == "/v1/shelves/s"
     assert (
         table.build("Get", {"name": "shelves/s", "tenant": "t"}).path
-        == "/v1/t/shelves/s"
+        == "/t/v1/shelves/s"
     )
     assert table.build("Get", {"id": "i"}).path == "/v2/i"
     assert table.build("Get", {"id": "i", "name": "nope"}).path == "/v2/i"

@@ -22,10 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from .._paths import (
     Capture,
     ClientPiece,
-    ClientRoute,
     HttpRequest,
     Match,
-    Pattern,
     QueryPairs,
     Route,
     RouteNotFound,
@@ -87,12 +85,12 @@ ROUTES: tuple[Route, ...] = (
         template="/v1/message:send",
         path_fields=(),
         body="*",
-        response_body=None,
         request_type="a2a.v1.SendMessageRequest",
         response_type="a2a.v1.SendMessageResponse",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("v1", "message"),
+        custom_verb="send",
+        client=0,
     ),
     Route(
         rpc="SendStreamingMessage",
@@ -100,12 +98,12 @@ ROUTES: tuple[Route, ...] = (
         template="/v1/message:stream",
         path_fields=(),
         body="*",
-        response_body=None,
         request_type="a2a.v1.SendMessageRequest",
         response_type="a2a.v1.StreamResponse",
         server_streaming=True,
-        tenant=False,
-        alias=False,
+        segments=("v1", "message"),
+        custom_verb="stream",
+        client=0,
     ),
     Route(
         rpc="GetTask",
@@ -113,12 +111,17 @@ ROUTES: tuple[Route, ...] = (
         template="/v1/{name=tasks/*}",
         path_fields=("name",),
         body=None,
-        response_body=None,
         request_type="a2a.v1.GetTaskRequest",
         response_type="a2a.v1.Task",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("v1", "tasks", "*"),
+        captures=(Capture(field="name", start=1, end=3, single_segment=False),),
+        pieces=(
+            "/v1/",
+            ClientPiece(name="name", json_path=("name",), single_segment=False),
+        ),
+        recheck=True,
+        client=0,
     ),
     Route(
         rpc="CancelTask",
@@ -126,12 +129,19 @@ ROUTES: tuple[Route, ...] = (
         template="/v1/{name=tasks/*}:cancel",
         path_fields=("name",),
         body="*",
-        response_body=None,
         request_type="a2a.v1.CancelTaskRequest",
         response_type="a2a.v1.Task",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("v1", "tasks", "*"),
+        custom_verb="cancel",
+        captures=(Capture(field="name", start=1, end=3, single_segment=False),),
+        pieces=(
+            "/v1/",
+            ClientPiece(name="name", json_path=("name",), single_segment=False),
+            ":cancel",
+        ),
+        recheck=True,
+        client=0,
     ),
     Route(
         rpc="TaskSubscription",
@@ -139,12 +149,12 @@ ROUTES: tuple[Route, ...] = (
         template="/v1/{name=tasks/*}:subscribe",
         path_fields=("name",),
         body=None,
-        response_body=None,
         request_type="a2a.v1.TaskSubscriptionRequest",
         response_type="a2a.v1.StreamResponse",
         server_streaming=True,
-        tenant=False,
-        alias=False,
+        segments=("v1", "tasks", "*"),
+        custom_verb="subscribe",
+        captures=(Capture(field="name", start=1, end=3, single_segment=False),),
     ),
     Route(
         rpc="TaskSubscription",
@@ -152,12 +162,20 @@ ROUTES: tuple[Route, ...] = (
         template="/v1/{name=tasks/*}:subscribe",
         path_fields=("name",),
         body=None,
-        response_body=None,
         request_type="a2a.v1.TaskSubscriptionRequest",
         response_type="a2a.v1.StreamResponse",
         server_streaming=True,
-        tenant=False,
         alias=True,
+        segments=("v1", "tasks", "*"),
+        custom_verb="subscribe",
+        captures=(Capture(field="name", start=1, end=3, single_segment=False),),
+        pieces=(
+            "/v1/",
+            ClientPiece(name="name", json_path=("name",), single_segment=False),
+            ":subscribe",
+        ),
+        recheck=True,
+        client=0,
     ),
     Route(
         rpc="CreateTaskPushNotificationConfig",
@@ -165,12 +183,17 @@ ROUTES: tuple[Route, ...] = (
         template="/v1/{parent=tasks/*/pushNotificationConfigs}",
         path_fields=("parent",),
         body="config",
-        response_body=None,
         request_type="a2a.v1.CreateTaskPushNotificationConfigRequest",
         response_type="a2a.v1.TaskPushNotificationConfig",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("v1", "tasks", "*", "pushNotificationConfigs"),
+        captures=(Capture(field="parent", start=1, end=4, single_segment=False),),
+        pieces=(
+            "/v1/",
+            ClientPiece(name="parent", json_path=("parent",), single_segment=False),
+        ),
+        recheck=True,
+        client=0,
     ),
     Route(
         rpc="GetTaskPushNotificationConfig",
@@ -178,12 +201,17 @@ ROUTES: tuple[Route, ...] = (
         template="/v1/{name=tasks/*/pushNotificationConfigs/*}",
         path_fields=("name",),
         body=None,
-        response_body=None,
         request_type="a2a.v1.GetTaskPushNotificationConfigRequest",
         response_type="a2a.v1.TaskPushNotificationConfig",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("v1", "tasks", "*", "pushNotificationConfigs", "*"),
+        captures=(Capture(field="name", start=1, end=5, single_segment=False),),
+        pieces=(
+            "/v1/",
+            ClientPiece(name="name", json_path=("name",), single_segment=False),
+        ),
+        recheck=True,
+        client=0,
     ),
     Route(
         rpc="ListTaskPushNotificationConfig",
@@ -191,12 +219,18 @@ ROUTES: tuple[Route, ...] = (
         template="/v1/{parent=tasks/*}/pushNotificationConfigs",
         path_fields=("parent",),
         body=None,
-        response_body=None,
         request_type="a2a.v1.ListTaskPushNotificationConfigRequest",
         response_type="a2a.v1.ListTaskPushNotificationConfigResponse",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("v1", "tasks", "*", "pushNotificationConfigs"),
+        captures=(Capture(field="parent", start=1, end=3, single_segment=False),),
+        pieces=(
+            "/v1/",
+            ClientPiece(name="parent", json_path=("parent",), single_segment=False),
+            "/pushNotificationConfigs",
+        ),
+        recheck=True,
+        client=0,
     ),
     Route(
         rpc="GetAgentCard",
@@ -204,12 +238,11 @@ ROUTES: tuple[Route, ...] = (
         template="/v1/card",
         path_fields=(),
         body=None,
-        response_body=None,
         request_type="a2a.v1.GetAgentCardRequest",
         response_type="a2a.v1.AgentCard",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("v1", "card"),
+        client=0,
     ),
     Route(
         rpc="DeleteTaskPushNotificationConfig",
@@ -217,15 +250,21 @@ ROUTES: tuple[Route, ...] = (
         template="/v1/{name=tasks/*/pushNotificationConfigs/*}",
         path_fields=("name",),
         body=None,
-        response_body=None,
         request_type="a2a.v1.DeleteTaskPushNotificationConfigRequest",
         response_type="google.protobuf.Empty",
         server_streaming=False,
-        tenant=False,
-        alias=False,
+        segments=("v1", "tasks", "*", "pushNotificationConfigs", "*"),
+        captures=(Capture(field="name", start=1, end=5, single_segment=False),),
+        pieces=(
+            "/v1/",
+            ClientPiece(name="name", json_path=("name",), single_segment=False),
+        ),
+        recheck=True,
+        client=0,
     ),
 )
-"""Every route: rpcs in declaration order, each rpc's rules as written in the proto."""
+"""Every route: rpcs in declaration order, each rpc's rules as written in the proto,
+with how a server matches it and, for the routes a client sends, how it is built."""
 
 MAX_PATH_SEGMENTS = 5
 """The most segments of any route: a longer path cannot match, so it is refused before
@@ -242,173 +281,6 @@ def _headers(body: bool) -> list[tuple[str, str]]:
 
 TABLE = RouteTable(
     ROUTES,
-    patterns=(
-        Pattern(
-            verb="POST",
-            template="/v1/message:send",
-            segments=("v1", "message"),
-            custom_verb="send",
-        ),
-        Pattern(
-            verb="POST",
-            template="/v1/message:stream",
-            segments=("v1", "message"),
-            custom_verb="stream",
-        ),
-        Pattern(
-            verb="GET",
-            template="/v1/{name=tasks/*}",
-            segments=("v1", "tasks", "*"),
-            captures=(Capture(field="name", start=1, end=3, single_segment=False),),
-        ),
-        Pattern(
-            verb="POST",
-            template="/v1/{name=tasks/*}:cancel",
-            segments=("v1", "tasks", "*"),
-            custom_verb="cancel",
-            captures=(Capture(field="name", start=1, end=3, single_segment=False),),
-        ),
-        Pattern(
-            verb="GET",
-            template="/v1/{name=tasks/*}:subscribe",
-            segments=("v1", "tasks", "*"),
-            custom_verb="subscribe",
-            captures=(Capture(field="name", start=1, end=3, single_segment=False),),
-        ),
-        Pattern(
-            verb="POST",
-            template="/v1/{name=tasks/*}:subscribe",
-            segments=("v1", "tasks", "*"),
-            custom_verb="subscribe",
-            captures=(Capture(field="name", start=1, end=3, single_segment=False),),
-        ),
-        Pattern(
-            verb="POST",
-            template="/v1/{parent=tasks/*/pushNotificationConfigs}",
-            segments=("v1", "tasks", "*", "pushNotificationConfigs"),
-            captures=(Capture(field="parent", start=1, end=4, single_segment=False),),
-        ),
-        Pattern(
-            verb="GET",
-            template="/v1/{name=tasks/*/pushNotificationConfigs/*}",
-            segments=("v1", "tasks", "*", "pushNotificationConfigs", "*"),
-            captures=(Capture(field="name", start=1, end=5, single_segment=False),),
-        ),
-        Pattern(
-            verb="GET",
-            template="/v1/{parent=tasks/*}/pushNotificationConfigs",
-            segments=("v1", "tasks", "*", "pushNotificationConfigs"),
-            captures=(Capture(field="parent", start=1, end=3, single_segment=False),),
-        ),
-        Pattern(verb="GET", template="/v1/card", segments=("v1", "card")),
-        Pattern(
-            verb="DELETE",
-            template="/v1/{name=tasks/*/pushNotificationConfigs/*}",
-            segments=("v1", "tasks", "*", "pushNotificationConfigs", "*"),
-            captures=(Capture(field="name", start=1, end=5, single_segment=False),),
-        ),
-    ),
-    client_routes={
-        "SendMessage": (
-            ClientRoute(
-                verb="POST", template="/v1/message:send", pieces=("/v1/message:send",)
-            ),
-        ),
-        "SendStreamingMessage": (
-            ClientRoute(
-                verb="POST",
-                template="/v1/message:stream",
-                pieces=("/v1/message:stream",),
-            ),
-        ),
-        "GetTask": (
-            ClientRoute(
-                verb="GET",
-                template="/v1/{name=tasks/*}",
-                pieces=(
-                    "/v1/",
-                    ClientPiece(name="name", json_path=("name",), single_segment=False),
-                ),
-                recheck=True,
-            ),
-        ),
-        "CancelTask": (
-            ClientRoute(
-                verb="POST",
-                template="/v1/{name=tasks/*}:cancel",
-                pieces=(
-                    "/v1/",
-                    ClientPiece(name="name", json_path=("name",), single_segment=False),
-                    ":cancel",
-                ),
-                recheck=True,
-            ),
-        ),
-        "TaskSubscription": (
-            ClientRoute(
-                verb="POST",
-                template="/v1/{name=tasks/*}:subscribe",
-                pieces=(
-                    "/v1/",
-                    ClientPiece(name="name", json_path=("name",), single_segment=False),
-                    ":subscribe",
-                ),
-                recheck=True,
-            ),
-        ),
-        "CreateTaskPushNotificationConfig": (
-            ClientRoute(
-                verb="POST",
-                template="/v1/{parent=tasks/*/pushNotificationConfigs}",
-                pieces=(
-                    "/v1/",
-                    ClientPiece(
-                        name="parent", json_path=("parent",), single_segment=False
-                    ),
-                ),
-                recheck=True,
-            ),
-        ),
-        "GetTaskPushNotificationConfig": (
-            ClientRoute(
-                verb="GET",
-                template="/v1/{name=tasks/*/pushNotificationConfigs/*}",
-                pieces=(
-                    "/v1/",
-                    ClientPiece(name="name", json_path=("name",), single_segment=False),
-                ),
-                recheck=True,
-            ),
-        ),
-        "ListTaskPushNotificationConfig": (
-            ClientRoute(
-                verb="GET",
-                template="/v1/{parent=tasks/*}/pushNotificationConfigs",
-                pieces=(
-                    "/v1/",
-                    ClientPiece(
-                        name="parent", json_path=("parent",), single_segment=False
-                    ),
-                    "/pushNotificationConfigs",
-                ),
-                recheck=True,
-            ),
-        ),
-        "GetAgentCard": (
-            ClientRoute(verb="GET", template="/v1/card", pieces=("/v1/card",)),
-        ),
-        "DeleteTaskPushNotificationConfig": (
-            ClientRoute(
-                verb="DELETE",
-                template="/v1/{name=tasks/*/pushNotificationConfigs/*}",
-                pieces=(
-                    "/v1/",
-                    ClientPiece(name="name", json_path=("name",), single_segment=False),
-                ),
-                recheck=True,
-            ),
-        ),
-    },
     query=CODECS,
     tenant_field="",
     max_segments=MAX_PATH_SEGMENTS,
