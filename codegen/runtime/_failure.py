@@ -190,14 +190,15 @@ def not_found(verb: str, path: str, allowed: Iterable[str]) -> Failure:
     """404 NOT_FOUND when no verb is ``allowed`` for ``path``, else 405 with
     ``Allow``."""
     verbs = sorted(allowed)
-    where = f"{verb} {excerpt(path, quoted=False)}"
+    shown = excerpt(verb, quoted=False)
+    where = f"{shown} {excerpt(path, quoted=False)}"
     if not verbs:
         return Failure(404, "NOT_FOUND", f"{where}: no route has this path", 0)
     allow = ", ".join(verbs)
     return Failure(
         405,
         "UNIMPLEMENTED",
-        f"{where}: {verb} is not allowed here (allowed: {allow})",
+        f"{where}: {shown} is not allowed here (allowed: {allow})",
         0,
         headers=(("Allow", allow),),
     )
@@ -226,7 +227,7 @@ def failure_of(exc: BaseException) -> Failure | None:
             list(details) if details else None,
         )
     if isinstance(exc, QueryError):
-        return bad_request(str(exc), [(exc.field, exc.description)])
+        return bad_request(str(exc), [exc.violation])
     if isinstance(exc, (InvalidArgument, ValidationError)):
         return bad_request(exc.message, exc.violations)
     if isinstance(exc, Unauthenticated):

@@ -131,7 +131,7 @@ def read_service_params(
             "VersionNotSupportedError",
             f"{VERSION_HEADER} {source} names several versions: "
             f"{excerpt(', '.join(versions), quoted=False)}",
-            metadata={"requestedVersion": ", ".join(versions)},
+            metadata={"requestedVersion": excerpt(", ".join(versions), quoted=False)},
         )
     if not versions:
         return ServiceParams(DEFAULT_VERSION, extensions, version_named=False)
@@ -193,7 +193,10 @@ class SupportedVersions:
             "VersionNotSupportedError",
             f"{VERSION_HEADER} {excerpt(version)} is not supported"
             f" (supported: {listed or 'none'}){note}",
-            metadata={"requestedVersion": version, "supportedVersions": listed},
+            metadata={
+                "requestedVersion": excerpt(version, quoted=False),
+                "supportedVersions": listed,
+            },
         )
 
 

@@ -282,10 +282,11 @@ class RouteNotFound(LookupError):
         return 405 if self.allowed_verbs else 404
 
     def __str__(self) -> str:
-        where = f"{self.verb} {excerpt(self.raw_path, quoted=False)}"
+        verb = excerpt(self.verb, quoted=False)
+        where = f"{verb} {excerpt(self.raw_path, quoted=False)}"
         if self.allowed_verbs:
             allowed = ", ".join(sorted(self.allowed_verbs))
-            return f"{where}: {self.verb} is not allowed here (allowed: {allowed})"
+            return f"{where}: {verb} is not allowed here (allowed: {allowed})"
         return f"{where}: no route has this path"
 
 

@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any, Literal, NamedTuple, Union
 from urllib.parse import unquote
 
-from ._quoting import excerpt
+from ._quoting import excerpt, field_path
 
 __all__ = [
     "MAX_QUERY_PAIRS",
@@ -60,20 +60,22 @@ class QueryError(ValueError):
         self.field = field
         self.value = value
         self.reason = reason
-        # What is wrong, the value quoted: the field violation's text.
-        self.description = f"{reason} (got {excerpt(value)})"
-        super().__init__(f"{field}: {self.description}")
+        # The field violation: the field as an error names it (a parameter the
+        # client sent may be huge), and what is wrong, the value quoted.
+        self.violation = (field_path(field), f"{reason} (got {excerpt(value)})")
+        super().__init__(": ".join(self.violation))
+
+    @property
+    def description(self) -> str:
+        """What is wrong, with an excerpt of the value: the violation's text."""
+        return self.violation[1]
 
     def to_bad_request(self) -> dict[str, Any]:
         """The error as a ``google.rpc.BadRequest`` detail for a ``google.rpc.Status``."""
+        field, description = self.violation
         return {
             "@type": "type.googleapis.com/google.rpc.BadRequest",
-            "fieldViolations": [
-                {
-                    "field": self.field,
-                    "description": self.description,
-                }
-            ],
+            "fieldViolations": [{"field": field, "description": description}],
         }
 
 

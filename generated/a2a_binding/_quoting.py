@@ -14,7 +14,7 @@ the whole value was.
 
 from __future__ import annotations
 
-__all__ = ["EXCERPT_CHARACTERS", "excerpt"]
+__all__ = ["EXCERPT_CHARACTERS", "FIELD_PATH_CHARACTERS", "excerpt", "field_path"]
 
 EXCERPT_CHARACTERS = 64
 """The most characters of one value an error message quotes: room for a UUID, a
@@ -38,3 +38,16 @@ def excerpt(
     if len(text) <= limit:
         return shown
     return f"{shown}... ({len(text)} characters)"
+
+
+FIELD_PATH_CHARACTERS = 4096
+"""The most characters of a field path an error quotes: a path holds map keys,
+unknown keys and query parameter names as the client sent them, and a path of a
+hundred nested messages (the deepest validation walks) fits with names of 40
+characters."""
+
+
+def field_path(path: str) -> str:
+    """A field path as an error names it: as it is, or cut at
+    ``FIELD_PATH_CHARACTERS`` with ``...`` and its whole length."""
+    return excerpt(path, quoted=False, limit=FIELD_PATH_CHARACTERS)

@@ -51,7 +51,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 from ._json import DuplicateKeys, read_int
-from ._quoting import excerpt
+from ._quoting import excerpt, field_path
 from ._validate_fast import Fallback, FastCheck, FieldPlan, Target, compile_message
 
 __all__ = [
@@ -699,20 +699,14 @@ REPORTED_VIOLATIONS = 20
 body of a few hundred thousand bad values would otherwise be answered with tens of
 megabytes."""
 
-FIELD_PATH_CHARACTERS = 4096
-"""The most characters of a field path a refusal quotes: a path holds map keys and
-unknown keys as the client sent them, and a path of a hundred nested messages (the
-deepest validation walks) fits with names of 40 characters."""
-
 
 def _refusal(
     message_type: str, violations: Sequence[tuple[str, str]]
 ) -> ValidationError:
     """The ``ValidationError`` listing the first ``REPORTED_VIOLATIONS`` of
-    ``violations``, each path cut at ``FIELD_PATH_CHARACTERS``."""
+    ``violations``, each path cut at ``_quoting.FIELD_PATH_CHARACTERS``."""
     shown = [
-        (excerpt(field, quoted=False, limit=FIELD_PATH_CHARACTERS), text)
-        for field, text in violations[:REPORTED_VIOLATIONS]
+        (field_path(field), text) for field, text in violations[:REPORTED_VIOLATIONS]
     ]
     described = "; ".join(
         f"{field or '(the request)'}: {text}" for field, text in shown

@@ -176,7 +176,7 @@ def test_a_body_of_many_bad_values_is_answered_with_a_bounded_refusal() -> None:
 
 
 def test_a_huge_unknown_key_is_cut_in_the_field_path() -> None:
-    from codegen.runtime._validate import FIELD_PATH_CHARACTERS
+    from codegen.runtime._quoting import FIELD_PATH_CHARACTERS
 
     body = json.dumps({HUGE: 1}).encode()
     answer = run(
@@ -191,3 +191,35 @@ def test_a_huge_unknown_key_is_cut_in_the_field_path() -> None:
     assert answer.status == 400 and len(answer.body) < 3 * FIELD_PATH_CHARACTERS
     ((field, _),) = violations(answer.json()["error"])
     assert field == "x" * FIELD_PATH_CHARACTERS + "... (3000000 characters)"
+
+
+def test_a_huge_version_is_quoted_short_in_the_message_and_the_metadata() -> None:
+    for path, body in (("/tasks/a", b""), ("/", rpc_body("Get", {"id": "a"}))):
+        answer = run(
+            drive(
+                make_app(),
+                "POST" if body else "GET",
+                path,
+                body=body,
+                headers=[(b"a2a-version", HUGE.encode()), *JSON],
+            )
+        )
+        assert len(answer.body) < SHORT, path
+        assert SHOWN[1:-1].split("'")[0][:64] in answer.body.decode()
+
+
+def test_a_huge_method_is_quoted_short() -> None:
+    verb = "X" * 3_000_000
+    answer = run(drive(make_app(), verb, "/message:send", headers=[*V, *JSON]))
+    assert answer.status == 405 and len(answer.body) < SHORT
+    assert f"{'X' * 64}... (3000000 characters)" in answer.json()["error"]["message"]
+
+
+def test_a_huge_query_name_with_a_bad_escape_is_cut() -> None:
+    from codegen.runtime._quoting import FIELD_PATH_CHARACTERS
+
+    query = b"a" * 3_000_000 + b"=%ZZ"
+    answer = run(drive(make_app(), "GET", "/tasks/a", query=query, headers=V))
+    assert answer.status == 400 and len(answer.body) < 3 * FIELD_PATH_CHARACTERS
+    ((field, _),) = violations(answer.json()["error"])
+    assert field == "a" * FIELD_PATH_CHARACTERS + "... (3000000 characters)"
