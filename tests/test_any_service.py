@@ -32,7 +32,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_tools import protoc
 
 from codegen.inputs import include_paths
-from codegen.runtime._sse import parse_sse
+from codegen.runtime._sse_parser import parse_sse
 
 from .conftest import PROTO, mypy_strict, run_plugin
 from .google_rpc import documented_http_mapping

@@ -108,6 +108,7 @@ def test_protoc_writes_the_layers_asked_for(tmp_path: Path) -> None:
         "a2a_binding/_request.py",
         "a2a_binding/_responses.py",
         "a2a_binding/_sse.py",
+        "a2a_binding/_sse_parser.py",
         "a2a_binding/_status.py",
         "a2a_binding/_v0_3.py",
         "a2a_binding/_v0_3_card.py",

@@ -59,7 +59,8 @@ from ._v0_3_rest import request_from_v1, response_to_v1
 from ._v0_3_rpc import params_from_v1, result_to_v1
 from ._v0_3_shapes import ShapeError
 from ._validate import Schema
-from ._sse import SSE_CONTENT_TYPE, SseEvent, SseTooLarge, aparse_sse, parse_sse
+from ._sse import SSE_CONTENT_TYPE
+from ._sse_parser import SseEvent, SseTooLarge, aparse_sse, parse_sse
 
 __all__ = [
     "AuthenticationRequired",

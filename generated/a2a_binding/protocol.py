@@ -35,7 +35,8 @@ from ._params import (
 )
 from ._params import check_version as _check_version
 from ._params import request_headers as _request_headers
-from ._sse import SseEvent, aparse_sse, parse_sse, sse_frame
+from ._sse import sse_frame
+from ._sse_parser import SseEvent, aparse_sse, parse_sse
 
 __all__ = [
     "A2A_ERRORS",

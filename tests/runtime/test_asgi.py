@@ -31,7 +31,7 @@ from codegen.runtime._jsonrpc import JsonRpcBinding, Method
 from codegen.runtime._paths import Capture, Route, RouteTable
 from codegen.runtime._errors import A2AError
 from codegen.runtime._query import Param, QueryCodecs, QueryError
-from codegen.runtime._sse import parse_sse
+from codegen.runtime._sse_parser import parse_sse
 
 V = [(b"a2a-version", b"1.0")]
 JSON = [(b"content-type", b"application/json")]

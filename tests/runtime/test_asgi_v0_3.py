@@ -21,7 +21,7 @@ import pytest
 from codegen.runtime._asgi import A2AApplication, CallContext
 from codegen.runtime._errors import A2AError
 from codegen.runtime._jsonrpc import JsonRpcBinding
-from codegen.runtime._sse import parse_sse
+from codegen.runtime._sse_parser import parse_sse
 from codegen.runtime._v0_3_serving import V0_3Serving
 from codegen.runtime._validate import Schema
 from tests.runtime.test_asgi import drive, run

@@ -486,11 +486,11 @@ def test_a_request_json_cannot_carry_is_refused_before_sending(
 def test_a_stream_that_never_ends_its_line_is_a_response_error(
     client: ClientBinding, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from codegen.runtime import _sse
+    from codegen.runtime import _sse_parser
 
-    monkeypatch.setattr(_sse, "MAX_SSE_EVENT_CHARS", 1000)
+    monkeypatch.setattr(_sse_parser, "MAX_SSE_EVENT_CHARS", 1000)
     monkeypatch.setattr(
-        _sse.SseDecoder.__init__, "__kwdefaults__", {"max_event_chars": 1000}
+        _sse_parser.SseDecoder.__init__, "__kwdefaults__", {"max_event_chars": 1000}
     )
     endless = (b"data: " + b"x" * 100 for _ in range(100))
     with pytest.raises(ResponseError, match="longer than 1000"):

@@ -29,7 +29,7 @@ from codegen.runtime._status import (
     RpcError,
     jsonrpc_code,
 )
-from codegen.runtime._sse import parse_sse
+from codegen.runtime._sse_parser import parse_sse
 
 from ..google_rpc import documented_http_mapping
 from .test_asgi import JSON, Handler, drive, make_app, rpc_body, run

@@ -1,6 +1,6 @@
 """The A2A protocol rules runtime: service parameters and versions (``_params``), the
 error table (``_errors``), content types (``_media``), card caching (``_caching``) and
-SSE (``_sse``), all of ``codegen/runtime/``, as the generated ``protocol.py`` exports
+SSE (``_sse``, ``_sse_parser``), all of ``codegen/runtime/``, as the generated ``protocol.py`` exports
 them.
 
 Unit tests per rule, hypothesis properties (SSE round trips over arbitrary chunking,
@@ -24,8 +24,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from codegen.runtime import _caching, _errors, _headers, _media, _params, _sse
+from codegen.runtime import _sse_parser
 
-MODULES = (_caching, _errors, _headers, _media, _params, _sse)
+MODULES = (_caching, _errors, _headers, _media, _params, _sse, _sse_parser)
 # What the generated protocol.py gathers from them, by public name.
 p = SimpleNamespace(
     **{name: getattr(module, name) for module in MODULES for name in module.__all__}
