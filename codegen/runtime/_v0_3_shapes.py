@@ -112,22 +112,22 @@ def _model(value: object, where: str) -> Json:
     return out
 
 
-_NO_LIMIT = re.compile(r"\s*(?:[+-]?0+|-[0-9]+)(?:\.0*)?\s*")
+_ZERO = re.compile(r"\s*[+-]?0+(?:\.0*)?\s*")
 
 
 def _unset(number: object) -> bool:
     """Whether a 0.3 integer field (``historyLength``, ``pageSize``) sets no limit:
-    absent, ``null``, 0 or below, which 0.3 means so (proto3 has no unset but 0, and
-    a2a-sdk 0.3.26 limits only by a number above 0), however JSON spells it: ``0``,
-    ``-1``, ``0.0`` or a string (``"0"``, ``"-1"``; a2a-sdk 0.3.26 reads ``" 0"``,
-    ``"+0"``, ``"0.0"`` as 0 too). 1.0 says "no limit" by leaving the field out (its
-    0 asks for none at all, a negative number is refused), so such a field is not
-    converted."""
+    absent, ``null`` or 0, which 0.3 means so (proto3 has no unset but 0), however
+    JSON spells the 0: ``0``, ``0.0`` or a string (``"0"``; a2a-sdk 0.3.26 reads
+    ``" 0"``, ``"+0"``, ``"0.0"`` as 0 too). 1.0 says "no limit" by leaving the field
+    out (its 0 asks for none at all), so such a field is not converted. A negative
+    number is converted, and refused by 1.0's validation: the 0.3 conformance kit
+    requires that refusal (a2a-sdk 0.3.26 would apply no limit)."""
     if number is None:
         return True
     if isinstance(number, str):
-        return _NO_LIMIT.fullmatch(number) is not None
-    return isinstance(number, (int, float)) and number <= 0
+        return _ZERO.fullmatch(number) is not None
+    return isinstance(number, (int, float)) and number == 0
 
 
 def _list(value: object, where: str) -> list[Any]:
