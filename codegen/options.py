@@ -138,7 +138,6 @@ class Options:
             if text not in ("true", "false"):
                 raise OptionError(f"option {key}={text!r}: expected true or false")
             flags[key] = text == "true"
-        grpc = "true" if flags["grpc"] else "false"
         if flags["grpc"] and values.get("serve") == "false":
             raise OptionError(
                 "option serve=false contradicts grpc=true: the gRPC binding serves"
@@ -152,7 +151,7 @@ class Options:
                 raise OptionError(
                     f"option pb2_module={pb2_module!r} is not a dotted module name"
                 )
-            if grpc != "true":
+            if not flags["grpc"]:
                 raise OptionError(
                     "option pb2_module= names the message classes of the gRPC binding;"
                     " it needs grpc=true"
