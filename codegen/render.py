@@ -20,6 +20,7 @@ import jinja2.bccache
 from .gate import GateError, check_module
 from .layout import LINE_LENGTH, Unformattable, layout
 from .model import BindingFile
+from .runtime import LAYERS
 from .serving_views import AsgiView, ClientView, GrpcView, HandlerView
 from .views import (
     Call,
@@ -50,7 +51,8 @@ __all__ = [
     "format_source",
     "template_dir",
     "runtime_dir",
-    "runtime_modules",
+    "runtime_files",
+    "runtime_layers",
     "CLIENT_MODULE",
     "MODULES",
     "GRPC_MODULE",
@@ -78,28 +80,45 @@ class RenderError(RuntimeError):
 
 
 def runtime_dir() -> Path:
-    """The runtime modules (``codegen/runtime``), shipped inside the generator package."""
+    """The runtime (``codegen/runtime``), shipped inside the generator package: one
+    folder a layer (see ``runtime_layers``)."""
     return Path(__file__).with_name("runtime")
 
 
-_RUNTIME_IMPORT = re.compile(r"^[ \t]*from \.{1,2}(_[a-z0-9_]+) import", re.MULTILINE)
+def runtime_layers(
+    *,
+    a2a: bool = False,
+    serve: bool = False,
+    client: bool = False,
+    grpc: bool = False,
+) -> tuple[str, ...]:
+    """The runtime folders a package carries whole, in ``LAYERS`` order: ``tables``
+    always; ``errors`` (A2A's error table) for an ``a2a`` service and with serving or
+    calling; ``wire`` (what both ends of a call share) with serving or calling;
+    ``v0_3`` with calling or serving an ``a2a`` service (both speak to 0.3 peers
+    too); ``serve``, ``client`` and ``grpc`` with their options (``grpc`` implies
+    ``serve``)."""
+    serve = serve or grpc
+    wanted = {
+        "tables": True,
+        "errors": a2a or serve or client,
+        "wire": serve or client,
+        "v0_3": client or (serve and a2a),
+        "serve": serve,
+        "client": client,
+        "grpc": grpc,
+    }
+    return tuple(layer for layer in LAYERS if wanted[layer])
 
 
-def runtime_modules(sources: Iterable[str]) -> tuple[str, ...]:
-    """The runtime modules a package whose modules are ``sources`` carries, by file
-    name, sorted: those the sources import (``from ._paths import``), and those these
-    import in turn, and so on: a package carries only the runtime it uses."""
+def runtime_files(layers: Iterable[str]) -> dict[str, Path]:
+    """The runtime modules of ``layers``, by the file name they have in a package."""
     folder = runtime_dir()
-    pending = [name for source in sources for name in _RUNTIME_IMPORT.findall(source)]
-    found: set[str] = set()
-    while pending:
-        name = pending.pop()
-        if name in found:
-            continue
-        found.add(name)
-        text = (folder / f"{name}.py").read_text(encoding="utf-8")
-        pending.extend(_RUNTIME_IMPORT.findall(text))
-    return tuple(sorted(f"{name}.py" for name in found))
+    return {
+        path.name: path
+        for layer in layers
+        for path in sorted((folder / layer).glob("_*.py"))
+    }
 
 
 def template_dir() -> Path:
@@ -398,8 +417,9 @@ def render_file(
     """Every module of one output package, by file name relative to the package: the
     tables; with ``serve`` the serving layer, with ``client`` the client helpers, with
     ``pb2_module`` (option ``grpc=true``: the module of the message classes) the gRPC
-    binding; and the runtime those use. ``v0_3``: the package has the ``v0_3``
-    subpackage (option ``v0_3_proto``), which its ``asgi.py`` serves."""
+    binding; and the runtime folders of those layers (``runtime_layers``). ``v0_3``:
+    the package has the ``v0_3`` subpackage (option ``v0_3_proto``), which its
+    ``asgi.py`` serves."""
     rendered = {}
     sources = render_sources(
         binding_file, pb2_module=pb2_module, v0_3=v0_3, serve=serve, client=client
@@ -417,8 +437,14 @@ def render_file(
     header = (
         _environment().get_template("_header.j2").render(view=FileView(binding_file))
     )
-    for module in runtime_modules(rendered.values()):
-        rendered[module] = header + (runtime_dir() / module).read_text(encoding="utf-8")
+    layers = runtime_layers(
+        a2a=binding_file.a2a,
+        serve=serve,
+        client=client,
+        grpc=pb2_module is not None,
+    )
+    for module, path in runtime_files(layers).items():
+        rendered[module] = header + path.read_text(encoding="utf-8")
     if binding_file.openapi:
         from .openapi import openapi_document  # only here: an option most runs lack
 

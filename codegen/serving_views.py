@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .model import BindingFile, Method
-from .views import Call, FileView
+from .views import FileView
 
 __all__ = [
     "AsgiView",
@@ -162,36 +162,9 @@ def protoc_python_module(proto_file: str) -> str:
 
 
 class GrpcView(_ServingView):
-    """What ``grpc_binding.py`` prints (option ``grpc=true``): the services and their
-    rpcs, and the module of the message classes."""
+    """What ``grpc_binding.py`` prints (option ``grpc=true``): the module of the
+    message classes (the services and their rpcs are ``routes.RPCS``)."""
 
     def __init__(self, file: BindingFile, pb2_module: str) -> None:
         super().__init__(file)
         self.pb2_module = pb2_module
-
-    @property
-    def services(self) -> tuple[Call, ...]:
-        """``SERVICES``: a ``GrpcService`` per service, a ``GrpcMethod`` per rpc (name,
-        handler method, request and response types, server streaming)."""
-        return tuple(
-            Call(
-                "GrpcService",
-                (
-                    service.full_name,
-                    tuple(
-                        Call(
-                            "GrpcMethod",
-                            (
-                                method.name,
-                                method.handler_name,
-                                method.request.full_name,
-                                method.response.full_name,
-                                method.server_streaming,
-                            ),
-                        )
-                        for method in service.methods
-                    ),
-                ),
-            )
-            for service in self.file.services
-        )

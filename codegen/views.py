@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from .model import Binding, BindingFile, Field, Method, QueryParam, Route, query_codec
 from .model import validation_kind
-from .model.naming import MESSAGES_IMPORTS, private_base, snake_case
+from .model.naming import MESSAGES_IMPORTS, WKT_PYTHON_TYPES, private_base, snake_case
 from .runtime._params import VERSION_HEADER
 
 __all__ = [
@@ -336,11 +336,29 @@ class QueryView(FileView):
         shapes = []
         for method in self.query_methods:
             fields = tuple(
-                (field.json_name, self.file.python_type(field, "messages."))
+                (field.json_name, self._annotation(field))
                 for field, _ in method.query_by_field
             )
             shapes.append(QueryShape(method.name, method.request.full_name, fields))
         return tuple(shapes)
+
+    def _annotation(self, field: Field) -> str:
+        """A query field's annotation, naming no module: ``typing.get_type_hints``
+        resolves it in ``query.py``, which does not import ``messages`` (an enum is
+        the ``Literal`` of its value names, a message ``dict[str, Any]``)."""
+        value = field.map_value or field
+        if value.kind == "enum":
+            # value names are identifiers (the model refuses others): quoted as they are
+            values = self.file.enum(value.type_name).values
+            names = ", ".join(f'"{v.name}"' for v in values)
+            single = f"Literal[{names}]"
+        elif value.kind == "message" and value.type_name not in WKT_PYTHON_TYPES:
+            single = "dict[str, Any]"
+        else:
+            return self.file.python_type(field)
+        if field.map_value is not None:
+            return f"dict[str, {single}]"
+        return f"list[{single}]" if field.repeated else single
 
     @property
     def uses_messages(self) -> bool:
@@ -450,25 +468,24 @@ class MessageShape(NamedTuple):
         return self.class_form and bool(self.required)
 
 
-_RULE_DEFAULTS = ("", False, "", False, "")  # type, repeated, map key, required, oneof
-
-
 def _field_rule(field: Field) -> Call:
     """A field's ``FieldRule`` row: a map field is described by its value, and its
     key kind."""
     value = field.map_value or field
     kind = validation_kind(value.kind, value.type_name)
     map_key = validation_kind(field.map_key_kind, "") if field.map_key_kind else ""
-    tail: list[object] = [
-        value.type_name if kind in ("message", "enum") else "",
-        field.repeated and not field.is_map,
-        map_key,
-        field.required,
-        field.oneof or "",
-    ]
-    while tail and tail[-1] == _RULE_DEFAULTS[len(tail) - 1]:
-        tail.pop()
-    return Call("FieldRule", (field.json_name, field.name, kind, *tail))
+    type_name = value.type_name if kind in ("message", "enum") else ""
+    flags: tuple[tuple[str, object], ...] = (
+        ("repeated", field.repeated and not field.is_map),
+        ("map_key", map_key),
+        ("required", field.required),
+        ("oneof", field.oneof or ""),
+    )
+    return Call(
+        "FieldRule",
+        (field.json_name, field.name, kind) + ((type_name,) if type_name else ()),
+        tuple((name, value) for name, value in flags if value),
+    )
 
 
 class MessagesView(FileView):

@@ -17,7 +17,8 @@ from google.protobuf.compiler import plugin_pb2
 
 from codegen.inputs import request_from_protos
 from codegen.plugin import generate
-from codegen.render import runtime_dir
+from codegen.render import runtime_files
+from codegen.runtime import LAYERS
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO = ROOT / "proto"
@@ -147,8 +148,8 @@ def mypy_strict(
 @cache
 def _runtime_source(module: str) -> str | None:
     """The text of the runtime module ``module`` (a file name), if there is one."""
-    path = runtime_dir() / module
-    return path.read_text(encoding="utf-8") if path.is_file() else None
+    path = runtime_files(LAYERS).get(module)
+    return path.read_text(encoding="utf-8") if path is not None else None
 
 
 def verbatim_header(name: str, content: str) -> str | None:

@@ -154,8 +154,8 @@ def test_check_fresh_stale_and_never_writes(tmp_path: Path) -> None:
     before = _tree(tmp_path)
     stale = _cli("check", "-o", str(tmp_path), "--module", "a2a_binding")
     assert stale.returncode == 1
-    assert '-        template="/tasks/{task=*}",' in stale.stdout
-    assert '+        template="/tasks/{id=*}",' in stale.stdout
+    assert '-        "/tasks/{task=*}",' in stale.stdout
+    assert '+        "/tasks/{id=*}",' in stale.stdout
     assert "a2a_binding/extra.py" in stale.stdout
     # Every file is named, also those with no text to diff (an empty extra, py.typed).
     prefix = f"a2a-codegen: {tmp_path}/"

@@ -234,17 +234,17 @@ def test_the_generator_itself_passes_mypy_strict(tmp_path: Path) -> None:
 def test_the_runtime_is_black_clean_and_shipped_unchanged() -> None:
     """The runtime needs no formatting pass at generation time: it is black-clean here,
     and each package carries it byte for byte under the generated header."""
-    from codegen.render import runtime_dir
+    from codegen.render import runtime_files
+    from codegen.runtime import LAYERS
 
     from .test_layout import MODE as _BLACK_MODE
 
-    def runtime(folder: Path) -> list[str]:
-        return sorted(p.name for p in folder.glob("_*.py") if p.name != "__init__.py")
-
-    shipped = runtime(GENERATED / "a2a_binding")
-    assert shipped == runtime(runtime_dir())
+    runtime = runtime_files(LAYERS)
+    package = GENERATED / "a2a_binding"
+    shipped = sorted(p.name for p in package.glob("_*.py") if p.name != "__init__.py")
+    assert shipped == sorted(runtime)
     for module in shipped:
-        source = (runtime_dir() / module).read_text()
+        source = runtime[module].read_text()
         assert black.format_str(source, mode=_BLACK_MODE) == source, module
         generated = (GENERATED / "a2a_binding" / module).read_text()
         header = (

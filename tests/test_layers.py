@@ -3,12 +3,15 @@ only what matching, building and transcoding use."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from codegen.inputs import request_from_module
+import pytest
+
+from codegen.inputs import V0_3_MODULE, request_from_module, with_v0_3
 from codegen.plugin import generate
 
 from .conftest import PROTO, run_plugin
@@ -77,3 +80,41 @@ def test_a_service_without_the_a2a_profile_gets_its_tables_alone() -> None:
     served, _ = run_plugin(PROTO / "features" / "tenancy.proto", "serve=true")
     assert {"handler.py", "asgi.py"} <= {f.name.partition("/")[2] for f in served.file}
     assert "protocol.py" not in {f.name.partition("/")[2] for f in served.file}
+
+
+LAYER_OPTIONS = ("", "serve=true", "client=true", "grpc=true", "serve=true,client=true")
+
+
+@pytest.mark.parametrize("options", LAYER_OPTIONS)
+@pytest.mark.parametrize("v0_3", [False, True], ids=["1.0", "with-0.3"])
+def test_each_layer_carries_the_runtime_it_imports(options: str, v0_3: bool) -> None:
+    """The runtime folders a package carries whole hold every module its modules
+    import, whatever the layers asked for: nothing is missing at import time."""
+    request = request_from_module(parameter=options)
+    if v0_3:
+        request = with_v0_3(request, request_from_module(V0_3_MODULE))
+    response = generate(request)
+    assert response.error == ""
+    files = {f.name.partition("/")[2]: f.content for f in response.file}
+    for name, content in files.items():
+        if not name.endswith(".py"):
+            continue
+        folder = PurePosixPath(name).parent
+        for node in ast.walk(ast.parse(content)):
+            if isinstance(node, ast.ImportFrom) and node.level and node.module:
+                base = folder
+                for _ in range(node.level - 1):
+                    base = base.parent
+                target = base / (node.module.replace(".", "/") + ".py")
+                package = base / node.module.replace(".", "/") / "__init__.py"
+                assert (
+                    str(target).lstrip("./") in files
+                    or str(package).lstrip("./") in files
+                ), f"{name} imports {node.module}, which the package lacks"
+
+
+def test_a_service_without_the_a2a_profile_carries_no_a2a_error_table() -> None:
+    response, _ = run_plugin(PROTO / "features" / "tenancy.proto")
+    assert "_errors.py" not in {f.name.partition("/")[2] for f in response.file}
+    served, _ = run_plugin(PROTO / "features" / "tenancy.proto", "serve=true")
+    assert "_errors.py" in {f.name.partition("/")[2] for f in served.file}

@@ -97,10 +97,9 @@ def test_marked_snippets_pass_mypy_strict_and_mypy_names_what_the_readme_says(
 
 
 def _handler_methods() -> list[str]:
-    """The handler's method names, as the generated ``asgi.HANDLER_METHODS`` lists them."""
-    source = (GENERATED / "a2a_binding" / "asgi.py").read_text()
-    table = source.split("HANDLER_METHODS", 2)[2].split("}", 1)[0]
-    return re.findall(r'"\w+": "(\w+)"', table)
+    """The handler's method names, as the generated ``routes.RPCS`` lists them."""
+    source = (GENERATED / "a2a_binding" / "routes.py").read_text()
+    return re.findall(r'^            method="(\w+)",$', source, re.MULTILINE)
 
 
 def test_the_files_the_readme_says_protoc_writes_are_what_the_plugin_writes() -> None:

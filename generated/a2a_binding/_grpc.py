@@ -94,6 +94,7 @@ from ._failure import BAD_REQUEST_TYPE, GENERIC_ERROR, Failure, InvalidArgument
 from ._failure import Failures, Refusal, Unauthenticated
 from ._jsonrpc import INVALID_REQUEST
 from ._params import NO_PARAMS, ServiceParams, VersionPolicy, read_service_params
+from ._paths import Name, Rpc
 from ._proto import LARGE_MESSAGE_BYTES, MessageBuilder, MessageReader, is_large
 from ._proto import is_repeated, off_loop
 from ._quoting import excerpt
@@ -119,6 +120,7 @@ __all__ = [
     "error_of",
     "format_timeout",
     "parse_timeout",
+    "services_of",
     "status_of",
 ]
 
@@ -368,6 +370,23 @@ class GrpcService(NamedTuple):
 
     name: str
     methods: tuple[GrpcMethod, ...]
+
+
+def services_of(rpcs: Mapping[Name, Rpc[Name]]) -> tuple[GrpcService, ...]:
+    """Each service of ``rpcs`` (a package's ``RPCS``) with its rpcs, in the order
+    of their first rpc."""
+    grouped: dict[str, list[GrpcMethod]] = {}
+    for rpc in rpcs.values():
+        grouped.setdefault(rpc.service, []).append(
+            GrpcMethod(
+                rpc.name,
+                rpc.method,
+                rpc.request_type,
+                rpc.response_type,
+                rpc.server_streaming,
+            )
+        )
+    return tuple(GrpcService(name, tuple(found)) for name, found in grouped.items())
 
 
 class _Rpc(NamedTuple):

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Union
 from urllib.parse import quote
 
 from ._json import DuplicateKeys, ExactNumber, NotJson, decode, encode
-from ._paths import Route, decode_segment, well_formed
+from ._paths import Name, Route, Rpc, decode_segment, well_formed
 from ._quoting import excerpt
 from ._sse import sse_frame
 
@@ -36,8 +37,10 @@ __all__ = [
     "decode_json",
     "endpoint_tenant",
     "failure",
+    "method_table",
     "response_bytes",
     "sse_event",
+    "streaming_methods",
     "success",
 ]
 
@@ -65,7 +68,33 @@ class Method:
     request_type: str
     response_type: str
     server_streaming: bool
-    routes: tuple[Route, ...]
+    routes: tuple[Route[str], ...]
+
+
+def method_table(
+    rpcs: Mapping[Name, Rpc[Name]], routes: Mapping[str, tuple[Route[Name], ...]]
+) -> Mapping[str, Method]:
+    """``METHODS`` of a package: a ``Method`` for each of its ``rpcs``, with the
+    rpc's HTTP ``routes`` (by rpc name; none for an rpc without any)."""
+    return MappingProxyType(
+        {
+            name: Method(
+                name,
+                rpc.request_type,
+                rpc.response_type,
+                rpc.server_streaming,
+                routes.get(name, ()),
+            )
+            for name, rpc in rpcs.items()
+        }
+    )
+
+
+def streaming_methods(methods: Mapping[str, Method]) -> frozenset[str]:
+    """The names of the ``methods`` whose answer is a stream of events."""
+    return frozenset(
+        name for name, method in methods.items() if method.server_streaming
+    )
 
 
 class JsonRpcError(Exception):

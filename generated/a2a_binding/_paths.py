@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple, Union
+from typing import Any, Generic, NamedTuple, TypeVar, Union
 from urllib.parse import quote, unquote, unquote_to_bytes
 
 from ._compiling import compiled
@@ -36,7 +36,9 @@ __all__ = [
     "Route",
     "RouteNotFound",
     "RouteTable",
+    "Rpc",
     "decode_segment",
+    "route",
     "split_path",
     "tenant_of",
     "well_formed",
@@ -67,8 +69,12 @@ class ClientPiece(NamedTuple):
     single_segment: bool
 
 
+Name = TypeVar("Name", bound=str, covariant=True)
+"""An rpc name: in a generated package, its ``RpcName`` literal."""
+
+
 @dataclass(frozen=True)
-class Route:
+class Route(Generic[Name]):
     """One HTTP route of an rpc, with all that matching and building it needs.
 
     ``template`` is the path template as written in the proto; ``path_fields`` are the json
@@ -85,27 +91,67 @@ class Route:
     could break out of its variable), and ``client``, its place among the routes
     ``build`` tries for its rpc (-1: not one of them). A ``/{tenant}`` variant is the
     route of the same rpc and verb whose template is its own without the first
-    segment, and is built in place of that route for a request with a tenant.
+    segment, and is built in place of that route for a request with a tenant. These
+    follow from the template, so they take no part in comparing routes.
     """
 
-    rpc: str
+    rpc: Name
     verb: str
     template: str
     path_fields: tuple[str, ...]
     body: str | None
+    response_body: str | None
     request_type: str
     response_type: str
     server_streaming: bool
-    response_body: str | None = None
-    tenant: bool = False
-    alias: bool = False
+    tenant: bool
+    alias: bool
     deprecated: bool = False
-    segments: tuple[str, ...] = field(default=(), repr=False)
-    custom_verb: str = field(default="", repr=False)
-    captures: tuple[Capture, ...] = field(default=(), repr=False)
-    pieces: tuple[str | ClientPiece, ...] = field(default=(), repr=False)
-    recheck: bool = field(default=False, repr=False)
-    client: int = field(default=-1, repr=False)
+    segments: tuple[str, ...] = field(
+        default=(), repr=False, compare=False, kw_only=True
+    )
+    custom_verb: str = field(default="", repr=False, compare=False, kw_only=True)
+    captures: tuple[Capture, ...] = field(
+        default=(), repr=False, compare=False, kw_only=True
+    )
+    pieces: tuple[str | ClientPiece, ...] = field(
+        default=(), repr=False, compare=False, kw_only=True
+    )
+    recheck: bool = field(default=False, repr=False, compare=False, kw_only=True)
+    client: int = field(default=-1, repr=False, compare=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Rpc(Generic[Name]):
+    """One rpc: ``name`` as written in the proto (its JSON-RPC method name too), the
+    full name of its ``service``, the full names of its request and response
+    messages, whether it streams its answer, and ``method``, the name of the handler
+    method that answers it. ``route`` makes its HTTP routes."""
+
+    name: Name
+    service: str
+    request_type: str
+    response_type: str
+    server_streaming: bool
+    method: str
+    deprecated: bool = False
+
+
+def route(rpc: Rpc[Name], verb: str, template: str, **fields: Any) -> Route[Name]:
+    """The route of ``rpc`` with ``verb`` and ``template``: a row of a generated
+    ``ROUTES``, its types taken from the rpc's record, its other ``fields`` (those of
+    ``Route``) given where they differ from a plain route's."""
+    plain = {"path_fields": (), "body": None, "response_body": None, "tenant": False}
+    return Route(
+        rpc.name,
+        verb,
+        template,
+        request_type=rpc.request_type,
+        response_type=rpc.response_type,
+        server_streaming=rpc.server_streaming,
+        deprecated=rpc.deprecated,
+        **{**plain, "alias": False, **fields},
+    )
 
 
 Pieces = tuple[Union[str, ClientPiece], ...]
@@ -116,17 +162,17 @@ class _Choice(NamedTuple):
     """A route ``build`` tries, the pieces it is built from, and its tenant
     variant's (the variant's own, or ``/``, the tenant and the route's)."""
 
-    route: Route
+    route: Route[Any]
     pieces: Pieces
-    variant: Route | None
+    variant: Route[Any] | None
     variant_pieces: Pieces
 
 
 @dataclass(slots=True)
-class Match:
+class Match(Generic[Name]):
     """A matched route and its path parameters (json field name to decoded value)."""
 
-    route: Route
+    route: Route[Name]
     params: dict[str, str]
     # Where the route ends in its table's tree, for ``RouteTable.request``.
     target: _Target | None = field(default=None, repr=False, compare=False)
@@ -209,7 +255,7 @@ _WILDCARD, _DEEP = 1, 2  # the choices a walk can come back to at a node
 class _Target(NamedTuple):
     """A route where it ends in the tree, with its captures."""
 
-    route: Route
+    route: Route[Any]
     captures: tuple[Capture, ...]
     # Some capture is typed or nested (``book.name``): the params are not the request.
     merge: bool
@@ -255,7 +301,7 @@ class RouteNotFound(LookupError):
     ``RouteNotFound(verb, raw_path)``."""
 
     _allowed: frozenset[str] | None = None
-    _table: RouteTable | None = None  # set by the subclass each table raises
+    _table: RouteTable[str] | None = None  # set by the subclass each table raises
 
     @property
     def verb(self) -> str:
@@ -378,7 +424,7 @@ def _shape_match(groups: Sequence[_ShapeGroup]) -> _ShapeMatch:
     return made
 
 
-class RouteTable:
+class RouteTable(Generic[Name]):
     """The routes of one package, their tree, and the routes a client builds for each
     rpc.
 
@@ -394,7 +440,7 @@ class RouteTable:
 
     def __init__(
         self,
-        routes: Sequence[Route],
+        routes: Sequence[Route[Name]],
         *,
         query: QueryCodecs,
         tenant_field: str = "",
@@ -405,7 +451,7 @@ class RouteTable:
         by_key = {(route.verb, route.template): route for route in self.routes}
         if len(by_key) != len(self.routes):
             raise ValueError("two routes have one verb and template")
-        variants: dict[Route, Route] = {}
+        variants: dict[Route[Name], Route[Name]] = {}
         for route in self.routes:
             if not route.tenant:
                 continue
@@ -415,11 +461,13 @@ class RouteTable:
                     f"{route.verb} {route.template}: a tenant variant of no route"
                 )
             variants.setdefault(plain, route)
-        self.tenant_variants: Mapping[Route, Route] = MappingProxyType(variants)
-        grouped: dict[str, list[Route]] = {}
+        self.tenant_variants: Mapping[Route[Name], Route[Name]] = MappingProxyType(
+            variants
+        )
+        grouped: dict[str, list[Route[Name]]] = {}
         for route in self.routes:
             grouped.setdefault(route.rpc, []).append(route)
-        self.routes_by_rpc: Mapping[str, tuple[Route, ...]] = MappingProxyType(
+        self.routes_by_rpc: Mapping[str, tuple[Route[Name], ...]] = MappingProxyType(
             {rpc: tuple(found) for rpc, found in grouped.items()}
         )
         self.query = query
@@ -671,7 +719,7 @@ class RouteTable:
                 params[capture.field] = decode_segment(raw, False)
         return params
 
-    def match(self, verb: str, raw_path: str) -> Match | None:
+    def match(self, verb: str, raw_path: str) -> Match[Name] | None:
         """The route for ``verb`` and ``raw_path`` (the path as sent, still
         percent-encoded, without query or fragment), or None. Never raises."""
         found = self._match(verb, raw_path)
@@ -680,7 +728,7 @@ class RouteTable:
         target, params = found
         return Match(target.route, params, target, raw_path)
 
-    def raw_params(self, match: Match) -> dict[str, str]:
+    def raw_params(self, match: Match[str]) -> dict[str, str]:
         """The path values of a request ``match`` found as they were sent (still
         percent-encoded), for a reader that decodes them itself: in ``params`` a
         multi-segment value keeps ``%2F`` as sent and decodes the rest, so an escaped
@@ -717,7 +765,7 @@ class RouteTable:
         *,
         unknown: Unknown = "ignore",
         max_pairs: int | None = None,
-    ) -> tuple[Route, dict[str, Any]]:
+    ) -> tuple[Route[Name], dict[str, Any]]:
         """The route of a received request and its ProtoJSON request dict, ready for
         ``google.protobuf.json_format.ParseDict`` (the generated ``routes.transcode``).
 
@@ -742,7 +790,7 @@ class RouteTable:
 
     def request(
         self,
-        match: Match,
+        match: Match[str],
         query: QueryInput = "",
         body: object = None,
         *,
@@ -900,7 +948,7 @@ class RouteTable:
         return HttpRequest(route.verb, path, query, body, headers)
 
     def _recheck(
-        self, rpc: str, route: Route, path: str, sent: Mapping[str, str]
+        self, rpc: str, route: Route[Name], path: str, sent: Mapping[str, str]
     ) -> None:
         """Refuse a built path that another route would take, or whose values do not
         fit their variables' patterns (``sent`` holds each field's encoded value)."""

@@ -87,7 +87,7 @@ class V0_3Serving:
         """A JSON-RPC error object in the codes 0.3 has."""
         return error_from_v1(error)
 
-    def route_request(self, found: Match, request: Json) -> tuple[str, Json]:
+    def route_request(self, found: Match[str], request: Json) -> tuple[str, Json]:
         """The request of a 0.3 route ``found`` (as its table transcoded it) as the
         1.0 rpc and request: its path values as sent, whose ids the conversion
         decodes once."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from importlib import resources
-from types import MappingProxyType
 from typing import Any, Union
 
 from . import jsonrpc, messages, routes
@@ -29,6 +28,8 @@ from ._asgi import (
     A2AApplication,
     CheckRequest,
     base_url,
+    handler_methods,
+    message_types,
 )
 from ._documents import TenantCardSource
 from ._v0_3_serving import V0_3Serving
@@ -62,62 +63,10 @@ it, so that the card names the URLs its clients really reach; a callable taking 
 arguments also gets the tenant of the card's path (``""`` at the root, ``"t1"`` for
 ``/t1/.well-known/agent-card.json``), a function ``(base_url: str, tenant: str)``."""
 
-HANDLER_METHODS: Mapping[str, str] = MappingProxyType(
-    {
-        "SendMessage": "send_message",
-        "SendStreamingMessage": "send_streaming_message",
-        "GetTask": "get_task",
-        "ListTasks": "list_tasks",
-        "CancelTask": "cancel_task",
-        "SubscribeToTask": "subscribe_to_task",
-        "CreateTaskPushNotificationConfig": "create_task_push_notification_config",
-        "GetTaskPushNotificationConfig": "get_task_push_notification_config",
-        "ListTaskPushNotificationConfigs": "list_task_push_notification_configs",
-        "GetExtendedAgentCard": "get_extended_agent_card",
-        "DeleteTaskPushNotificationConfig": "delete_task_push_notification_config",
-    }
-)
+HANDLER_METHODS: Mapping[str, str] = handler_methods(routes.RPCS)
 """Each rpc's handler method, by rpc name."""
 
-MESSAGE_TYPES: Mapping[str, tuple[str, str]] = MappingProxyType(
-    {
-        "SendMessage": (
-            "lf.a2a.v1.SendMessageRequest",
-            "lf.a2a.v1.SendMessageResponse",
-        ),
-        "SendStreamingMessage": (
-            "lf.a2a.v1.SendMessageRequest",
-            "lf.a2a.v1.StreamResponse",
-        ),
-        "GetTask": ("lf.a2a.v1.GetTaskRequest", "lf.a2a.v1.Task"),
-        "ListTasks": ("lf.a2a.v1.ListTasksRequest", "lf.a2a.v1.ListTasksResponse"),
-        "CancelTask": ("lf.a2a.v1.CancelTaskRequest", "lf.a2a.v1.Task"),
-        "SubscribeToTask": (
-            "lf.a2a.v1.SubscribeToTaskRequest",
-            "lf.a2a.v1.StreamResponse",
-        ),
-        "CreateTaskPushNotificationConfig": (
-            "lf.a2a.v1.TaskPushNotificationConfig",
-            "lf.a2a.v1.TaskPushNotificationConfig",
-        ),
-        "GetTaskPushNotificationConfig": (
-            "lf.a2a.v1.GetTaskPushNotificationConfigRequest",
-            "lf.a2a.v1.TaskPushNotificationConfig",
-        ),
-        "ListTaskPushNotificationConfigs": (
-            "lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
-            "lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
-        ),
-        "GetExtendedAgentCard": (
-            "lf.a2a.v1.GetExtendedAgentCardRequest",
-            "lf.a2a.v1.AgentCard",
-        ),
-        "DeleteTaskPushNotificationConfig": (
-            "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
-            "google.protobuf.Empty",
-        ),
-    }
-)
+MESSAGE_TYPES: Mapping[str, tuple[str, str]] = message_types(routes.RPCS)
 """Each rpc's request and response message types (full proto names), by rpc name."""
 
 

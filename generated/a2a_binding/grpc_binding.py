@@ -32,18 +32,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable
 
-from . import messages
+from . import messages, routes
 from ._grpc import (
     DEFAULT_MAX_MESSAGE_BYTES,
     STATUS_DETAILS_KEY,
     Channel,
     GrpcBackend,
     GrpcBinding,
-    GrpcMethod,
     GrpcService,
     Server,
     decode_status,
     error_of,
+    services_of,
 )
 from ._request import CallContext
 from .handler import A2AServiceHandler
@@ -64,90 +64,7 @@ PB2_MODULE = "a2a.types.a2a_pb2"
 """The module of the message classes (plugin option ``pb2_module=``), imported when a
 service is registered."""
 
-SERVICES: tuple[GrpcService, ...] = (
-    GrpcService(
-        "lf.a2a.v1.A2AService",
-        (
-            GrpcMethod(
-                "SendMessage",
-                "send_message",
-                "lf.a2a.v1.SendMessageRequest",
-                "lf.a2a.v1.SendMessageResponse",
-                False,
-            ),
-            GrpcMethod(
-                "SendStreamingMessage",
-                "send_streaming_message",
-                "lf.a2a.v1.SendMessageRequest",
-                "lf.a2a.v1.StreamResponse",
-                True,
-            ),
-            GrpcMethod(
-                "GetTask",
-                "get_task",
-                "lf.a2a.v1.GetTaskRequest",
-                "lf.a2a.v1.Task",
-                False,
-            ),
-            GrpcMethod(
-                "ListTasks",
-                "list_tasks",
-                "lf.a2a.v1.ListTasksRequest",
-                "lf.a2a.v1.ListTasksResponse",
-                False,
-            ),
-            GrpcMethod(
-                "CancelTask",
-                "cancel_task",
-                "lf.a2a.v1.CancelTaskRequest",
-                "lf.a2a.v1.Task",
-                False,
-            ),
-            GrpcMethod(
-                "SubscribeToTask",
-                "subscribe_to_task",
-                "lf.a2a.v1.SubscribeToTaskRequest",
-                "lf.a2a.v1.StreamResponse",
-                True,
-            ),
-            GrpcMethod(
-                "CreateTaskPushNotificationConfig",
-                "create_task_push_notification_config",
-                "lf.a2a.v1.TaskPushNotificationConfig",
-                "lf.a2a.v1.TaskPushNotificationConfig",
-                False,
-            ),
-            GrpcMethod(
-                "GetTaskPushNotificationConfig",
-                "get_task_push_notification_config",
-                "lf.a2a.v1.GetTaskPushNotificationConfigRequest",
-                "lf.a2a.v1.TaskPushNotificationConfig",
-                False,
-            ),
-            GrpcMethod(
-                "ListTaskPushNotificationConfigs",
-                "list_task_push_notification_configs",
-                "lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
-                "lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
-                False,
-            ),
-            GrpcMethod(
-                "GetExtendedAgentCard",
-                "get_extended_agent_card",
-                "lf.a2a.v1.GetExtendedAgentCardRequest",
-                "lf.a2a.v1.AgentCard",
-                False,
-            ),
-            GrpcMethod(
-                "DeleteTaskPushNotificationConfig",
-                "delete_task_push_notification_config",
-                "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
-                "google.protobuf.Empty",
-                False,
-            ),
-        ),
-    ),
-)
+SERVICES: tuple[GrpcService, ...] = services_of(routes.RPCS)
 """Each service and its rpcs: name, handler method, request and response message
 types, server streaming."""
 

@@ -16,7 +16,6 @@ the method table.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any, Literal, overload
 
 from . import messages
@@ -33,11 +32,13 @@ from ._jsonrpc import (
     RequestId,
     endpoint_tenant,
     failure,
+    method_table,
     sse_event,
+    streaming_methods,
     success,
 )
 from ._errors import A2A_ERRORS, A2AErrorKind
-from .routes import AGENT_CARD_PATH, ROUTES_BY_RPC, agent_card_tenant
+from .routes import AGENT_CARD_PATH, ROUTES_BY_RPC, RPCS, RpcName, agent_card_tenant
 
 __all__ = [
     "A2A_ERRORS",
@@ -72,110 +73,13 @@ CONTENT_TYPE = "application/json"
 ACCEPTED_CONTENT_TYPES = frozenset({"application/json", "application/a2a+json"})
 """Media types to accept when reading a JSON-RPC request: plain JSON and A2A's own."""
 
-MethodName = Literal[
-    "SendMessage",
-    "SendStreamingMessage",
-    "GetTask",
-    "ListTasks",
-    "CancelTask",
-    "SubscribeToTask",
-    "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs",
-    "GetExtendedAgentCard",
-    "DeleteTaskPushNotificationConfig",
-]
+MethodName = RpcName
 """The JSON-RPC method names: the rpc names, as written in the proto."""
 
-METHODS: Mapping[str, Method] = MappingProxyType(
-    {
-        "SendMessage": Method(
-            name="SendMessage",
-            request_type="lf.a2a.v1.SendMessageRequest",
-            response_type="lf.a2a.v1.SendMessageResponse",
-            server_streaming=False,
-            routes=ROUTES_BY_RPC["SendMessage"],
-        ),
-        "SendStreamingMessage": Method(
-            name="SendStreamingMessage",
-            request_type="lf.a2a.v1.SendMessageRequest",
-            response_type="lf.a2a.v1.StreamResponse",
-            server_streaming=True,
-            routes=ROUTES_BY_RPC["SendStreamingMessage"],
-        ),
-        "GetTask": Method(
-            name="GetTask",
-            request_type="lf.a2a.v1.GetTaskRequest",
-            response_type="lf.a2a.v1.Task",
-            server_streaming=False,
-            routes=ROUTES_BY_RPC["GetTask"],
-        ),
-        "ListTasks": Method(
-            name="ListTasks",
-            request_type="lf.a2a.v1.ListTasksRequest",
-            response_type="lf.a2a.v1.ListTasksResponse",
-            server_streaming=False,
-            routes=ROUTES_BY_RPC["ListTasks"],
-        ),
-        "CancelTask": Method(
-            name="CancelTask",
-            request_type="lf.a2a.v1.CancelTaskRequest",
-            response_type="lf.a2a.v1.Task",
-            server_streaming=False,
-            routes=ROUTES_BY_RPC["CancelTask"],
-        ),
-        "SubscribeToTask": Method(
-            name="SubscribeToTask",
-            request_type="lf.a2a.v1.SubscribeToTaskRequest",
-            response_type="lf.a2a.v1.StreamResponse",
-            server_streaming=True,
-            routes=ROUTES_BY_RPC["SubscribeToTask"],
-        ),
-        "CreateTaskPushNotificationConfig": Method(
-            name="CreateTaskPushNotificationConfig",
-            request_type="lf.a2a.v1.TaskPushNotificationConfig",
-            response_type="lf.a2a.v1.TaskPushNotificationConfig",
-            server_streaming=False,
-            routes=ROUTES_BY_RPC["CreateTaskPushNotificationConfig"],
-        ),
-        "GetTaskPushNotificationConfig": Method(
-            name="GetTaskPushNotificationConfig",
-            request_type="lf.a2a.v1.GetTaskPushNotificationConfigRequest",
-            response_type="lf.a2a.v1.TaskPushNotificationConfig",
-            server_streaming=False,
-            routes=ROUTES_BY_RPC["GetTaskPushNotificationConfig"],
-        ),
-        "ListTaskPushNotificationConfigs": Method(
-            name="ListTaskPushNotificationConfigs",
-            request_type="lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
-            response_type="lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
-            server_streaming=False,
-            routes=ROUTES_BY_RPC["ListTaskPushNotificationConfigs"],
-        ),
-        "GetExtendedAgentCard": Method(
-            name="GetExtendedAgentCard",
-            request_type="lf.a2a.v1.GetExtendedAgentCardRequest",
-            response_type="lf.a2a.v1.AgentCard",
-            server_streaming=False,
-            routes=ROUTES_BY_RPC["GetExtendedAgentCard"],
-        ),
-        "DeleteTaskPushNotificationConfig": Method(
-            name="DeleteTaskPushNotificationConfig",
-            request_type="lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
-            response_type="google.protobuf.Empty",
-            server_streaming=False,
-            routes=ROUTES_BY_RPC["DeleteTaskPushNotificationConfig"],
-        ),
-    }
-)
-"""Every method, by JSON-RPC method name."""
+METHODS: Mapping[str, Method] = method_table(RPCS, ROUTES_BY_RPC)
+"""Every method, by JSON-RPC method name: ``routes.RPCS`` with each rpc's HTTP routes."""
 
-STREAMING_METHODS: frozenset[str] = frozenset(
-    {
-        "SendStreamingMessage",
-        "SubscribeToTask",
-    }
-)
+STREAMING_METHODS: frozenset[str] = streaming_methods(METHODS)
 """The methods answered with ``text/event-stream``, one response envelope per event."""
 
 _BINDING = JsonRpcBinding(METHODS, tenant_field="tenant")

@@ -675,83 +675,90 @@ SCHEMA = Schema(
         "google.protobuf.Empty": (),
         "lf.a2a.v1.APIKeySecurityScheme": (
             FieldRule("description", "description", "string"),
-            FieldRule("location", "location", "string", "", False, "", True),
-            FieldRule("name", "name", "string", "", False, "", True),
+            FieldRule("location", "location", "string", required=True),
+            FieldRule("name", "name", "string", required=True),
         ),
         "lf.a2a.v1.AgentCapabilities": (
             FieldRule("streaming", "streaming", "bool"),
             FieldRule("pushNotifications", "push_notifications", "bool"),
             FieldRule(
-                "extensions", "extensions", "message", "lf.a2a.v1.AgentExtension", True
+                "extensions",
+                "extensions",
+                "message",
+                "lf.a2a.v1.AgentExtension",
+                repeated=True,
             ),
             FieldRule("extendedAgentCard", "extended_agent_card", "bool"),
         ),
         "lf.a2a.v1.AgentCard": (
-            FieldRule("name", "name", "string", "", False, "", True),
-            FieldRule("description", "description", "string", "", False, "", True),
+            FieldRule("name", "name", "string", required=True),
+            FieldRule("description", "description", "string", required=True),
             FieldRule(
                 "supportedInterfaces",
                 "supported_interfaces",
                 "message",
                 "lf.a2a.v1.AgentInterface",
-                True,
-                "",
-                True,
+                repeated=True,
+                required=True,
             ),
             FieldRule("provider", "provider", "message", "lf.a2a.v1.AgentProvider"),
-            FieldRule("version", "version", "string", "", False, "", True),
+            FieldRule("version", "version", "string", required=True),
             FieldRule("documentationUrl", "documentation_url", "string"),
             FieldRule(
                 "capabilities",
                 "capabilities",
                 "message",
                 "lf.a2a.v1.AgentCapabilities",
-                False,
-                "",
-                True,
+                required=True,
             ),
             FieldRule(
                 "securitySchemes",
                 "security_schemes",
                 "message",
                 "lf.a2a.v1.SecurityScheme",
-                False,
-                "string",
+                map_key="string",
             ),
             FieldRule(
                 "securityRequirements",
                 "security_requirements",
                 "message",
                 "lf.a2a.v1.SecurityRequirement",
-                True,
+                repeated=True,
             ),
             FieldRule(
-                "defaultInputModes", "default_input_modes", "string", "", True, "", True
+                "defaultInputModes",
+                "default_input_modes",
+                "string",
+                repeated=True,
+                required=True,
             ),
             FieldRule(
                 "defaultOutputModes",
                 "default_output_modes",
                 "string",
-                "",
-                True,
-                "",
-                True,
+                repeated=True,
+                required=True,
             ),
             FieldRule(
-                "skills", "skills", "message", "lf.a2a.v1.AgentSkill", True, "", True
+                "skills",
+                "skills",
+                "message",
+                "lf.a2a.v1.AgentSkill",
+                repeated=True,
+                required=True,
             ),
             FieldRule(
                 "signatures",
                 "signatures",
                 "message",
                 "lf.a2a.v1.AgentCardSignature",
-                True,
+                repeated=True,
             ),
             FieldRule("iconUrl", "icon_url", "string"),
         ),
         "lf.a2a.v1.AgentCardSignature": (
-            FieldRule("protected", "protected", "string", "", False, "", True),
-            FieldRule("signature", "signature", "string", "", False, "", True),
+            FieldRule("protected", "protected", "string", required=True),
+            FieldRule("signature", "signature", "string", required=True),
             FieldRule("header", "header", "struct"),
         ),
         "lf.a2a.v1.AgentExtension": (
@@ -761,111 +768,109 @@ SCHEMA = Schema(
             FieldRule("params", "params", "struct"),
         ),
         "lf.a2a.v1.AgentInterface": (
-            FieldRule("url", "url", "string", "", False, "", True),
-            FieldRule(
-                "protocolBinding", "protocol_binding", "string", "", False, "", True
-            ),
+            FieldRule("url", "url", "string", required=True),
+            FieldRule("protocolBinding", "protocol_binding", "string", required=True),
             FieldRule("tenant", "tenant", "string"),
-            FieldRule(
-                "protocolVersion", "protocol_version", "string", "", False, "", True
-            ),
+            FieldRule("protocolVersion", "protocol_version", "string", required=True),
         ),
         "lf.a2a.v1.AgentProvider": (
-            FieldRule("url", "url", "string", "", False, "", True),
-            FieldRule("organization", "organization", "string", "", False, "", True),
+            FieldRule("url", "url", "string", required=True),
+            FieldRule("organization", "organization", "string", required=True),
         ),
         "lf.a2a.v1.AgentSkill": (
-            FieldRule("id", "id", "string", "", False, "", True),
-            FieldRule("name", "name", "string", "", False, "", True),
-            FieldRule("description", "description", "string", "", False, "", True),
-            FieldRule("tags", "tags", "string", "", True, "", True),
-            FieldRule("examples", "examples", "string", "", True),
-            FieldRule("inputModes", "input_modes", "string", "", True),
-            FieldRule("outputModes", "output_modes", "string", "", True),
+            FieldRule("id", "id", "string", required=True),
+            FieldRule("name", "name", "string", required=True),
+            FieldRule("description", "description", "string", required=True),
+            FieldRule("tags", "tags", "string", repeated=True, required=True),
+            FieldRule("examples", "examples", "string", repeated=True),
+            FieldRule("inputModes", "input_modes", "string", repeated=True),
+            FieldRule("outputModes", "output_modes", "string", repeated=True),
             FieldRule(
                 "securityRequirements",
                 "security_requirements",
                 "message",
                 "lf.a2a.v1.SecurityRequirement",
-                True,
+                repeated=True,
             ),
         ),
         "lf.a2a.v1.Artifact": (
-            FieldRule("artifactId", "artifact_id", "string", "", False, "", True),
+            FieldRule("artifactId", "artifact_id", "string", required=True),
             FieldRule("name", "name", "string"),
             FieldRule("description", "description", "string"),
-            FieldRule("parts", "parts", "message", "lf.a2a.v1.Part", True, "", True),
+            FieldRule(
+                "parts",
+                "parts",
+                "message",
+                "lf.a2a.v1.Part",
+                repeated=True,
+                required=True,
+            ),
             FieldRule("metadata", "metadata", "struct"),
-            FieldRule("extensions", "extensions", "string", "", True),
+            FieldRule("extensions", "extensions", "string", repeated=True),
         ),
         "lf.a2a.v1.AuthenticationInfo": (
-            FieldRule("scheme", "scheme", "string", "", False, "", True),
+            FieldRule("scheme", "scheme", "string", required=True),
             FieldRule("credentials", "credentials", "string"),
         ),
         "lf.a2a.v1.AuthorizationCodeOAuthFlow": (
-            FieldRule(
-                "authorizationUrl", "authorization_url", "string", "", False, "", True
-            ),
-            FieldRule("tokenUrl", "token_url", "string", "", False, "", True),
+            FieldRule("authorizationUrl", "authorization_url", "string", required=True),
+            FieldRule("tokenUrl", "token_url", "string", required=True),
             FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", "", False, "string"),
+            FieldRule("scopes", "scopes", "string", map_key="string"),
             FieldRule("pkceRequired", "pkce_required", "bool"),
         ),
         "lf.a2a.v1.CancelTaskRequest": (
             FieldRule("tenant", "tenant", "string"),
-            FieldRule("id", "id", "string", "", False, "", True),
+            FieldRule("id", "id", "string", required=True),
             FieldRule("metadata", "metadata", "struct"),
         ),
         "lf.a2a.v1.ClientCredentialsOAuthFlow": (
-            FieldRule("tokenUrl", "token_url", "string", "", False, "", True),
+            FieldRule("tokenUrl", "token_url", "string", required=True),
             FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", "", False, "string"),
+            FieldRule("scopes", "scopes", "string", map_key="string"),
         ),
         "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest": (
             FieldRule("tenant", "tenant", "string"),
-            FieldRule("taskId", "task_id", "string", "", False, "", True),
-            FieldRule("id", "id", "string", "", False, "", True),
+            FieldRule("taskId", "task_id", "string", required=True),
+            FieldRule("id", "id", "string", required=True),
         ),
         "lf.a2a.v1.DeviceCodeOAuthFlow": (
             FieldRule(
                 "deviceAuthorizationUrl",
                 "device_authorization_url",
                 "string",
-                "",
-                False,
-                "",
-                True,
+                required=True,
             ),
-            FieldRule("tokenUrl", "token_url", "string", "", False, "", True),
+            FieldRule("tokenUrl", "token_url", "string", required=True),
             FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", "", False, "string"),
+            FieldRule("scopes", "scopes", "string", map_key="string"),
         ),
         "lf.a2a.v1.GetExtendedAgentCardRequest": (
             FieldRule("tenant", "tenant", "string"),
         ),
         "lf.a2a.v1.GetTaskPushNotificationConfigRequest": (
             FieldRule("tenant", "tenant", "string"),
-            FieldRule("taskId", "task_id", "string", "", False, "", True),
-            FieldRule("id", "id", "string", "", False, "", True),
+            FieldRule("taskId", "task_id", "string", required=True),
+            FieldRule("id", "id", "string", required=True),
         ),
         "lf.a2a.v1.GetTaskRequest": (
             FieldRule("tenant", "tenant", "string"),
-            FieldRule("id", "id", "string", "", False, "", True),
+            FieldRule("id", "id", "string", required=True),
             FieldRule("historyLength", "history_length", "int32"),
         ),
         "lf.a2a.v1.HTTPAuthSecurityScheme": (
             FieldRule("description", "description", "string"),
-            FieldRule("scheme", "scheme", "string", "", False, "", True),
+            FieldRule("scheme", "scheme", "string", required=True),
             FieldRule("bearerFormat", "bearer_format", "string"),
         ),
         "lf.a2a.v1.ImplicitOAuthFlow": (
             FieldRule("authorizationUrl", "authorization_url", "string"),
             FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", "", False, "string"),
+            FieldRule("scopes", "scopes", "string", map_key="string"),
         ),
         "lf.a2a.v1.ListTaskPushNotificationConfigsRequest": (
             FieldRule("tenant", "tenant", "string"),
-            FieldRule("taskId", "task_id", "string", "", False, "", True),
+            FieldRule("taskId", "task_id", "string", required=True),
             FieldRule("pageSize", "page_size", "int32"),
             FieldRule("pageToken", "page_token", "string"),
         ),
@@ -875,7 +880,7 @@ SCHEMA = Schema(
                 "configs",
                 "message",
                 "lf.a2a.v1.TaskPushNotificationConfig",
-                True,
+                repeated=True,
             ),
             FieldRule("nextPageToken", "next_page_token", "string"),
         ),
@@ -890,22 +895,36 @@ SCHEMA = Schema(
             FieldRule("includeArtifacts", "include_artifacts", "bool"),
         ),
         "lf.a2a.v1.ListTasksResponse": (
-            FieldRule("tasks", "tasks", "message", "lf.a2a.v1.Task", True, "", True),
             FieldRule(
-                "nextPageToken", "next_page_token", "string", "", False, "", True
+                "tasks",
+                "tasks",
+                "message",
+                "lf.a2a.v1.Task",
+                repeated=True,
+                required=True,
             ),
-            FieldRule("pageSize", "page_size", "int32", "", False, "", True),
-            FieldRule("totalSize", "total_size", "int32", "", False, "", True),
+            FieldRule("nextPageToken", "next_page_token", "string", required=True),
+            FieldRule("pageSize", "page_size", "int32", required=True),
+            FieldRule("totalSize", "total_size", "int32", required=True),
         ),
         "lf.a2a.v1.Message": (
-            FieldRule("messageId", "message_id", "string", "", False, "", True),
+            FieldRule("messageId", "message_id", "string", required=True),
             FieldRule("contextId", "context_id", "string"),
             FieldRule("taskId", "task_id", "string"),
-            FieldRule("role", "role", "enum", "lf.a2a.v1.Role", False, "", True),
-            FieldRule("parts", "parts", "message", "lf.a2a.v1.Part", True, "", True),
+            FieldRule("role", "role", "enum", "lf.a2a.v1.Role", required=True),
+            FieldRule(
+                "parts",
+                "parts",
+                "message",
+                "lf.a2a.v1.Part",
+                repeated=True,
+                required=True,
+            ),
             FieldRule("metadata", "metadata", "struct"),
-            FieldRule("extensions", "extensions", "string", "", True),
-            FieldRule("referenceTaskIds", "reference_task_ids", "string", "", True),
+            FieldRule("extensions", "extensions", "string", repeated=True),
+            FieldRule(
+                "referenceTaskIds", "reference_task_ids", "string", repeated=True
+            ),
         ),
         "lf.a2a.v1.MutualTlsSecurityScheme": (
             FieldRule("description", "description", "string"),
@@ -913,7 +932,7 @@ SCHEMA = Schema(
         "lf.a2a.v1.OAuth2SecurityScheme": (
             FieldRule("description", "description", "string"),
             FieldRule(
-                "flows", "flows", "message", "lf.a2a.v1.OAuthFlows", False, "", True
+                "flows", "flows", "message", "lf.a2a.v1.OAuthFlows", required=True
             ),
             FieldRule("oauth2MetadataUrl", "oauth2_metadata_url", "string"),
         ),
@@ -923,63 +942,48 @@ SCHEMA = Schema(
                 "authorization_code",
                 "message",
                 "lf.a2a.v1.AuthorizationCodeOAuthFlow",
-                False,
-                "",
-                False,
-                "flow",
+                oneof="flow",
             ),
             FieldRule(
                 "clientCredentials",
                 "client_credentials",
                 "message",
                 "lf.a2a.v1.ClientCredentialsOAuthFlow",
-                False,
-                "",
-                False,
-                "flow",
+                oneof="flow",
             ),
             FieldRule(
                 "implicit",
                 "implicit",
                 "message",
                 "lf.a2a.v1.ImplicitOAuthFlow",
-                False,
-                "",
-                False,
-                "flow",
+                oneof="flow",
             ),
             FieldRule(
                 "password",
                 "password",
                 "message",
                 "lf.a2a.v1.PasswordOAuthFlow",
-                False,
-                "",
-                False,
-                "flow",
+                oneof="flow",
             ),
             FieldRule(
                 "deviceCode",
                 "device_code",
                 "message",
                 "lf.a2a.v1.DeviceCodeOAuthFlow",
-                False,
-                "",
-                False,
-                "flow",
+                oneof="flow",
             ),
         ),
         "lf.a2a.v1.OpenIdConnectSecurityScheme": (
             FieldRule("description", "description", "string"),
             FieldRule(
-                "openIdConnectUrl", "open_id_connect_url", "string", "", False, "", True
+                "openIdConnectUrl", "open_id_connect_url", "string", required=True
             ),
         ),
         "lf.a2a.v1.Part": (
-            FieldRule("text", "text", "string", "", False, "", False, "content"),
-            FieldRule("raw", "raw", "bytes", "", False, "", False, "content"),
-            FieldRule("url", "url", "string", "", False, "", False, "content"),
-            FieldRule("data", "data", "value", "", False, "", False, "content"),
+            FieldRule("text", "text", "string", oneof="content"),
+            FieldRule("raw", "raw", "bytes", oneof="content"),
+            FieldRule("url", "url", "string", oneof="content"),
+            FieldRule("data", "data", "value", oneof="content"),
             FieldRule("metadata", "metadata", "struct"),
             FieldRule("filename", "filename", "string"),
             FieldRule("mediaType", "media_type", "string"),
@@ -987,11 +991,15 @@ SCHEMA = Schema(
         "lf.a2a.v1.PasswordOAuthFlow": (
             FieldRule("tokenUrl", "token_url", "string"),
             FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", "", False, "string"),
+            FieldRule("scopes", "scopes", "string", map_key="string"),
         ),
         "lf.a2a.v1.SecurityRequirement": (
             FieldRule(
-                "schemes", "schemes", "message", "lf.a2a.v1.StringList", False, "string"
+                "schemes",
+                "schemes",
+                "message",
+                "lf.a2a.v1.StringList",
+                map_key="string",
             ),
         ),
         "lf.a2a.v1.SecurityScheme": (
@@ -1000,55 +1008,40 @@ SCHEMA = Schema(
                 "api_key_security_scheme",
                 "message",
                 "lf.a2a.v1.APIKeySecurityScheme",
-                False,
-                "",
-                False,
-                "scheme",
+                oneof="scheme",
             ),
             FieldRule(
                 "httpAuthSecurityScheme",
                 "http_auth_security_scheme",
                 "message",
                 "lf.a2a.v1.HTTPAuthSecurityScheme",
-                False,
-                "",
-                False,
-                "scheme",
+                oneof="scheme",
             ),
             FieldRule(
                 "oauth2SecurityScheme",
                 "oauth2_security_scheme",
                 "message",
                 "lf.a2a.v1.OAuth2SecurityScheme",
-                False,
-                "",
-                False,
-                "scheme",
+                oneof="scheme",
             ),
             FieldRule(
                 "openIdConnectSecurityScheme",
                 "open_id_connect_security_scheme",
                 "message",
                 "lf.a2a.v1.OpenIdConnectSecurityScheme",
-                False,
-                "",
-                False,
-                "scheme",
+                oneof="scheme",
             ),
             FieldRule(
                 "mtlsSecurityScheme",
                 "mtls_security_scheme",
                 "message",
                 "lf.a2a.v1.MutualTlsSecurityScheme",
-                False,
-                "",
-                False,
-                "scheme",
+                oneof="scheme",
             ),
         ),
         "lf.a2a.v1.SendMessageConfiguration": (
             FieldRule(
-                "acceptedOutputModes", "accepted_output_modes", "string", "", True
+                "acceptedOutputModes", "accepted_output_modes", "string", repeated=True
             ),
             FieldRule(
                 "taskPushNotificationConfig",
@@ -1062,7 +1055,7 @@ SCHEMA = Schema(
         "lf.a2a.v1.SendMessageRequest": (
             FieldRule("tenant", "tenant", "string"),
             FieldRule(
-                "message", "message", "message", "lf.a2a.v1.Message", False, "", True
+                "message", "message", "message", "lf.a2a.v1.Message", required=True
             ),
             FieldRule(
                 "configuration",
@@ -1073,75 +1066,55 @@ SCHEMA = Schema(
             FieldRule("metadata", "metadata", "struct"),
         ),
         "lf.a2a.v1.SendMessageResponse": (
+            FieldRule("task", "task", "message", "lf.a2a.v1.Task", oneof="payload"),
             FieldRule(
-                "task", "task", "message", "lf.a2a.v1.Task", False, "", False, "payload"
-            ),
-            FieldRule(
-                "message",
-                "message",
-                "message",
-                "lf.a2a.v1.Message",
-                False,
-                "",
-                False,
-                "payload",
+                "message", "message", "message", "lf.a2a.v1.Message", oneof="payload"
             ),
         ),
         "lf.a2a.v1.StreamResponse": (
+            FieldRule("task", "task", "message", "lf.a2a.v1.Task", oneof="payload"),
             FieldRule(
-                "task", "task", "message", "lf.a2a.v1.Task", False, "", False, "payload"
-            ),
-            FieldRule(
-                "message",
-                "message",
-                "message",
-                "lf.a2a.v1.Message",
-                False,
-                "",
-                False,
-                "payload",
+                "message", "message", "message", "lf.a2a.v1.Message", oneof="payload"
             ),
             FieldRule(
                 "statusUpdate",
                 "status_update",
                 "message",
                 "lf.a2a.v1.TaskStatusUpdateEvent",
-                False,
-                "",
-                False,
-                "payload",
+                oneof="payload",
             ),
             FieldRule(
                 "artifactUpdate",
                 "artifact_update",
                 "message",
                 "lf.a2a.v1.TaskArtifactUpdateEvent",
-                False,
-                "",
-                False,
-                "payload",
+                oneof="payload",
             ),
         ),
-        "lf.a2a.v1.StringList": (FieldRule("list", "list", "string", "", True),),
+        "lf.a2a.v1.StringList": (FieldRule("list", "list", "string", repeated=True),),
         "lf.a2a.v1.SubscribeToTaskRequest": (
             FieldRule("tenant", "tenant", "string"),
-            FieldRule("id", "id", "string", "", False, "", True),
+            FieldRule("id", "id", "string", required=True),
         ),
         "lf.a2a.v1.Task": (
-            FieldRule("id", "id", "string", "", False, "", True),
+            FieldRule("id", "id", "string", required=True),
             FieldRule("contextId", "context_id", "string"),
             FieldRule(
-                "status", "status", "message", "lf.a2a.v1.TaskStatus", False, "", True
+                "status", "status", "message", "lf.a2a.v1.TaskStatus", required=True
             ),
-            FieldRule("artifacts", "artifacts", "message", "lf.a2a.v1.Artifact", True),
-            FieldRule("history", "history", "message", "lf.a2a.v1.Message", True),
+            FieldRule(
+                "artifacts", "artifacts", "message", "lf.a2a.v1.Artifact", repeated=True
+            ),
+            FieldRule(
+                "history", "history", "message", "lf.a2a.v1.Message", repeated=True
+            ),
             FieldRule("metadata", "metadata", "struct"),
         ),
         "lf.a2a.v1.TaskArtifactUpdateEvent": (
-            FieldRule("taskId", "task_id", "string", "", False, "", True),
-            FieldRule("contextId", "context_id", "string", "", False, "", True),
+            FieldRule("taskId", "task_id", "string", required=True),
+            FieldRule("contextId", "context_id", "string", required=True),
             FieldRule(
-                "artifact", "artifact", "message", "lf.a2a.v1.Artifact", False, "", True
+                "artifact", "artifact", "message", "lf.a2a.v1.Artifact", required=True
             ),
             FieldRule("append", "append", "bool"),
             FieldRule("lastChunk", "last_chunk", "bool"),
@@ -1151,7 +1124,7 @@ SCHEMA = Schema(
             FieldRule("tenant", "tenant", "string"),
             FieldRule("id", "id", "string"),
             FieldRule("taskId", "task_id", "string"),
-            FieldRule("url", "url", "string", "", False, "", True),
+            FieldRule("url", "url", "string", required=True),
             FieldRule("token", "token", "string"),
             FieldRule(
                 "authentication",
@@ -1161,15 +1134,15 @@ SCHEMA = Schema(
             ),
         ),
         "lf.a2a.v1.TaskStatus": (
-            FieldRule("state", "state", "enum", "lf.a2a.v1.TaskState", False, "", True),
+            FieldRule("state", "state", "enum", "lf.a2a.v1.TaskState", required=True),
             FieldRule("message", "message", "message", "lf.a2a.v1.Message"),
             FieldRule("timestamp", "timestamp", "timestamp"),
         ),
         "lf.a2a.v1.TaskStatusUpdateEvent": (
-            FieldRule("taskId", "task_id", "string", "", False, "", True),
-            FieldRule("contextId", "context_id", "string", "", False, "", True),
+            FieldRule("taskId", "task_id", "string", required=True),
+            FieldRule("contextId", "context_id", "string", required=True),
             FieldRule(
-                "status", "status", "message", "lf.a2a.v1.TaskStatus", False, "", True
+                "status", "status", "message", "lf.a2a.v1.TaskStatus", required=True
             ),
             FieldRule("metadata", "metadata", "struct"),
         ),

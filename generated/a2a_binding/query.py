@@ -17,7 +17,7 @@ value raises ``QueryError``, never another exception. The algorithms are in ``_q
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
+from typing import Any, Literal, TypedDict, overload
 
 from ._query import (
     MAX_QUERY_PAIRS,
@@ -27,9 +27,6 @@ from ._query import (
     QueryInput,
     Unknown,
 )
-
-if TYPE_CHECKING:  # annotations only: importing the tables needs no messages
-    from . import messages
 
 __all__ = [
     "CODECS",
@@ -69,7 +66,17 @@ class ListTasksQuery(TypedDict, total=False):
 
     contextId: str
 
-    status: messages.TaskState
+    status: Literal[
+        "TASK_STATE_UNSPECIFIED",
+        "TASK_STATE_SUBMITTED",
+        "TASK_STATE_WORKING",
+        "TASK_STATE_COMPLETED",
+        "TASK_STATE_FAILED",
+        "TASK_STATE_CANCELED",
+        "TASK_STATE_INPUT_REQUIRED",
+        "TASK_STATE_REJECTED",
+        "TASK_STATE_AUTH_REQUIRED",
+    ]
 
     pageSize: int
 

@@ -16,6 +16,7 @@ differ wins, so a plain route beats its ``/{tenant}`` variant. The algorithms ar
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ._paths import (
@@ -27,6 +28,8 @@ from ._paths import (
     Route,
     RouteNotFound,
     RouteTable,
+    Rpc,
+    route,
     tenant_of,
 )
 from .query import CODECS
@@ -43,8 +46,10 @@ __all__ = [
     "Match",
     "QueryPairs",
     "ROUTES",
+    "RPCS",
     "Route",
     "RouteNotFound",
+    "Rpc",
     "RpcName",
     "TABLE",
     "TENANT_VARIANTS",
@@ -68,7 +73,7 @@ RpcName = Literal[
     "GetExtendedAgentCard",
     "DeleteTaskPushNotificationConfig",
 ]
-"""The rpcs that have HTTP routes."""
+"""The rpcs of the service, as written in the proto."""
 
 CONTENT_TYPE = "application/a2a+json"
 """The media type A2A clients and servers send on HTTP+JSON bodies."""
@@ -79,70 +84,147 @@ ACCEPTED_CONTENT_TYPES = frozenset({"application/a2a+json", "application/json"})
 AGENT_CARD_PATH = "/.well-known/agent-card.json"
 """Where the public agent card is served (discovery; not an rpc of the proto)."""
 
-ROUTES: tuple[Route, ...] = (
-    Route(
-        rpc="SendMessage",
-        verb="POST",
-        template="/message:send",
-        path_fields=(),
+RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
+    {
+        "SendMessage": Rpc(
+            name="SendMessage",
+            service="lf.a2a.v1.A2AService",
+            request_type="lf.a2a.v1.SendMessageRequest",
+            response_type="lf.a2a.v1.SendMessageResponse",
+            server_streaming=False,
+            method="send_message",
+        ),
+        "SendStreamingMessage": Rpc(
+            name="SendStreamingMessage",
+            service="lf.a2a.v1.A2AService",
+            request_type="lf.a2a.v1.SendMessageRequest",
+            response_type="lf.a2a.v1.StreamResponse",
+            server_streaming=True,
+            method="send_streaming_message",
+        ),
+        "GetTask": Rpc(
+            name="GetTask",
+            service="lf.a2a.v1.A2AService",
+            request_type="lf.a2a.v1.GetTaskRequest",
+            response_type="lf.a2a.v1.Task",
+            server_streaming=False,
+            method="get_task",
+        ),
+        "ListTasks": Rpc(
+            name="ListTasks",
+            service="lf.a2a.v1.A2AService",
+            request_type="lf.a2a.v1.ListTasksRequest",
+            response_type="lf.a2a.v1.ListTasksResponse",
+            server_streaming=False,
+            method="list_tasks",
+        ),
+        "CancelTask": Rpc(
+            name="CancelTask",
+            service="lf.a2a.v1.A2AService",
+            request_type="lf.a2a.v1.CancelTaskRequest",
+            response_type="lf.a2a.v1.Task",
+            server_streaming=False,
+            method="cancel_task",
+        ),
+        "SubscribeToTask": Rpc(
+            name="SubscribeToTask",
+            service="lf.a2a.v1.A2AService",
+            request_type="lf.a2a.v1.SubscribeToTaskRequest",
+            response_type="lf.a2a.v1.StreamResponse",
+            server_streaming=True,
+            method="subscribe_to_task",
+        ),
+        "CreateTaskPushNotificationConfig": Rpc(
+            name="CreateTaskPushNotificationConfig",
+            service="lf.a2a.v1.A2AService",
+            request_type="lf.a2a.v1.TaskPushNotificationConfig",
+            response_type="lf.a2a.v1.TaskPushNotificationConfig",
+            server_streaming=False,
+            method="create_task_push_notification_config",
+        ),
+        "GetTaskPushNotificationConfig": Rpc(
+            name="GetTaskPushNotificationConfig",
+            service="lf.a2a.v1.A2AService",
+            request_type="lf.a2a.v1.GetTaskPushNotificationConfigRequest",
+            response_type="lf.a2a.v1.TaskPushNotificationConfig",
+            server_streaming=False,
+            method="get_task_push_notification_config",
+        ),
+        "ListTaskPushNotificationConfigs": Rpc(
+            name="ListTaskPushNotificationConfigs",
+            service="lf.a2a.v1.A2AService",
+            request_type="lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
+            response_type="lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
+            server_streaming=False,
+            method="list_task_push_notification_configs",
+        ),
+        "GetExtendedAgentCard": Rpc(
+            name="GetExtendedAgentCard",
+            service="lf.a2a.v1.A2AService",
+            request_type="lf.a2a.v1.GetExtendedAgentCardRequest",
+            response_type="lf.a2a.v1.AgentCard",
+            server_streaming=False,
+            method="get_extended_agent_card",
+        ),
+        "DeleteTaskPushNotificationConfig": Rpc(
+            name="DeleteTaskPushNotificationConfig",
+            service="lf.a2a.v1.A2AService",
+            request_type="lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
+            response_type="google.protobuf.Empty",
+            server_streaming=False,
+            method="delete_task_push_notification_config",
+        ),
+    }
+)
+"""Every rpc, by name, in declaration order: the table the routes, the JSON-RPC
+methods, the handler and the gRPC binding refer to."""
+
+ROUTES: tuple[Route[RpcName], ...] = (
+    route(
+        RPCS["SendMessage"],
+        "POST",
+        "/message:send",
         body="*",
-        request_type="lf.a2a.v1.SendMessageRequest",
-        response_type="lf.a2a.v1.SendMessageResponse",
-        server_streaming=False,
         segments=("message",),
         custom_verb="send",
         client=0,
     ),
-    Route(
-        rpc="SendMessage",
-        verb="POST",
-        template="/{tenant}/message:send",
+    route(
+        RPCS["SendMessage"],
+        "POST",
+        "/{tenant}/message:send",
         path_fields=("tenant",),
         body="*",
-        request_type="lf.a2a.v1.SendMessageRequest",
-        response_type="lf.a2a.v1.SendMessageResponse",
-        server_streaming=False,
         tenant=True,
         segments=("*", "message"),
         custom_verb="send",
         captures=(Capture(field="tenant", start=0, end=1),),
     ),
-    Route(
-        rpc="SendStreamingMessage",
-        verb="POST",
-        template="/message:stream",
-        path_fields=(),
+    route(
+        RPCS["SendStreamingMessage"],
+        "POST",
+        "/message:stream",
         body="*",
-        request_type="lf.a2a.v1.SendMessageRequest",
-        response_type="lf.a2a.v1.StreamResponse",
-        server_streaming=True,
         segments=("message",),
         custom_verb="stream",
         client=0,
     ),
-    Route(
-        rpc="SendStreamingMessage",
-        verb="POST",
-        template="/{tenant}/message:stream",
+    route(
+        RPCS["SendStreamingMessage"],
+        "POST",
+        "/{tenant}/message:stream",
         path_fields=("tenant",),
         body="*",
-        request_type="lf.a2a.v1.SendMessageRequest",
-        response_type="lf.a2a.v1.StreamResponse",
-        server_streaming=True,
         tenant=True,
         segments=("*", "message"),
         custom_verb="stream",
         captures=(Capture(field="tenant", start=0, end=1),),
     ),
-    Route(
-        rpc="GetTask",
-        verb="GET",
-        template="/tasks/{id=*}",
+    route(
+        RPCS["GetTask"],
+        "GET",
+        "/tasks/{id=*}",
         path_fields=("id",),
-        body=None,
-        request_type="lf.a2a.v1.GetTaskRequest",
-        response_type="lf.a2a.v1.Task",
-        server_streaming=False,
         segments=("tasks", "*"),
         captures=(Capture(field="id", start=1, end=2),),
         pieces=(
@@ -151,15 +233,11 @@ ROUTES: tuple[Route, ...] = (
         ),
         client=0,
     ),
-    Route(
-        rpc="GetTask",
-        verb="GET",
-        template="/{tenant}/tasks/{id=*}",
+    route(
+        RPCS["GetTask"],
+        "GET",
+        "/{tenant}/tasks/{id=*}",
         path_fields=("tenant", "id"),
-        body=None,
-        request_type="lf.a2a.v1.GetTaskRequest",
-        response_type="lf.a2a.v1.Task",
-        server_streaming=False,
         tenant=True,
         segments=("*", "tasks", "*"),
         captures=(
@@ -168,41 +246,29 @@ ROUTES: tuple[Route, ...] = (
         ),
         recheck=True,
     ),
-    Route(
-        rpc="ListTasks",
-        verb="GET",
-        template="/tasks",
-        path_fields=(),
-        body=None,
-        request_type="lf.a2a.v1.ListTasksRequest",
-        response_type="lf.a2a.v1.ListTasksResponse",
-        server_streaming=False,
+    route(
+        RPCS["ListTasks"],
+        "GET",
+        "/tasks",
         segments=("tasks",),
         client=0,
     ),
-    Route(
-        rpc="ListTasks",
-        verb="GET",
-        template="/{tenant}/tasks",
+    route(
+        RPCS["ListTasks"],
+        "GET",
+        "/{tenant}/tasks",
         path_fields=("tenant",),
-        body=None,
-        request_type="lf.a2a.v1.ListTasksRequest",
-        response_type="lf.a2a.v1.ListTasksResponse",
-        server_streaming=False,
         tenant=True,
         segments=("*", "tasks"),
         captures=(Capture(field="tenant", start=0, end=1),),
         recheck=True,
     ),
-    Route(
-        rpc="CancelTask",
-        verb="POST",
-        template="/tasks/{id=*}:cancel",
+    route(
+        RPCS["CancelTask"],
+        "POST",
+        "/tasks/{id=*}:cancel",
         path_fields=("id",),
         body="*",
-        request_type="lf.a2a.v1.CancelTaskRequest",
-        response_type="lf.a2a.v1.Task",
-        server_streaming=False,
         segments=("tasks", "*"),
         custom_verb="cancel",
         captures=(Capture(field="id", start=1, end=2),),
@@ -213,15 +279,12 @@ ROUTES: tuple[Route, ...] = (
         ),
         client=0,
     ),
-    Route(
-        rpc="CancelTask",
-        verb="POST",
-        template="/{tenant}/tasks/{id=*}:cancel",
+    route(
+        RPCS["CancelTask"],
+        "POST",
+        "/{tenant}/tasks/{id=*}:cancel",
         path_fields=("tenant", "id"),
         body="*",
-        request_type="lf.a2a.v1.CancelTaskRequest",
-        response_type="lf.a2a.v1.Task",
-        server_streaming=False,
         tenant=True,
         segments=("*", "tasks", "*"),
         custom_verb="cancel",
@@ -230,28 +293,20 @@ ROUTES: tuple[Route, ...] = (
             Capture(field="id", start=2, end=3),
         ),
     ),
-    Route(
-        rpc="SubscribeToTask",
-        verb="GET",
-        template="/tasks/{id=*}:subscribe",
+    route(
+        RPCS["SubscribeToTask"],
+        "GET",
+        "/tasks/{id=*}:subscribe",
         path_fields=("id",),
-        body=None,
-        request_type="lf.a2a.v1.SubscribeToTaskRequest",
-        response_type="lf.a2a.v1.StreamResponse",
-        server_streaming=True,
         segments=("tasks", "*"),
         custom_verb="subscribe",
         captures=(Capture(field="id", start=1, end=2),),
     ),
-    Route(
-        rpc="SubscribeToTask",
-        verb="POST",
-        template="/tasks/{id=*}:subscribe",
+    route(
+        RPCS["SubscribeToTask"],
+        "POST",
+        "/tasks/{id=*}:subscribe",
         path_fields=("id",),
-        body=None,
-        request_type="lf.a2a.v1.SubscribeToTaskRequest",
-        response_type="lf.a2a.v1.StreamResponse",
-        server_streaming=True,
         alias=True,
         segments=("tasks", "*"),
         custom_verb="subscribe",
@@ -263,15 +318,11 @@ ROUTES: tuple[Route, ...] = (
         ),
         client=0,
     ),
-    Route(
-        rpc="SubscribeToTask",
-        verb="GET",
-        template="/{tenant}/tasks/{id=*}:subscribe",
+    route(
+        RPCS["SubscribeToTask"],
+        "GET",
+        "/{tenant}/tasks/{id=*}:subscribe",
         path_fields=("tenant", "id"),
-        body=None,
-        request_type="lf.a2a.v1.SubscribeToTaskRequest",
-        response_type="lf.a2a.v1.StreamResponse",
-        server_streaming=True,
         tenant=True,
         segments=("*", "tasks", "*"),
         custom_verb="subscribe",
@@ -280,15 +331,11 @@ ROUTES: tuple[Route, ...] = (
             Capture(field="id", start=2, end=3),
         ),
     ),
-    Route(
-        rpc="SubscribeToTask",
-        verb="POST",
-        template="/{tenant}/tasks/{id=*}:subscribe",
+    route(
+        RPCS["SubscribeToTask"],
+        "POST",
+        "/{tenant}/tasks/{id=*}:subscribe",
         path_fields=("tenant", "id"),
-        body=None,
-        request_type="lf.a2a.v1.SubscribeToTaskRequest",
-        response_type="lf.a2a.v1.StreamResponse",
-        server_streaming=True,
         tenant=True,
         alias=True,
         segments=("*", "tasks", "*"),
@@ -298,15 +345,12 @@ ROUTES: tuple[Route, ...] = (
             Capture(field="id", start=2, end=3),
         ),
     ),
-    Route(
-        rpc="CreateTaskPushNotificationConfig",
-        verb="POST",
-        template="/tasks/{task_id=*}/pushNotificationConfigs",
+    route(
+        RPCS["CreateTaskPushNotificationConfig"],
+        "POST",
+        "/tasks/{task_id=*}/pushNotificationConfigs",
         path_fields=("taskId",),
         body="*",
-        request_type="lf.a2a.v1.TaskPushNotificationConfig",
-        response_type="lf.a2a.v1.TaskPushNotificationConfig",
-        server_streaming=False,
         segments=("tasks", "*", "pushNotificationConfigs"),
         captures=(Capture(field="taskId", start=1, end=2),),
         pieces=(
@@ -316,15 +360,12 @@ ROUTES: tuple[Route, ...] = (
         ),
         client=0,
     ),
-    Route(
-        rpc="CreateTaskPushNotificationConfig",
-        verb="POST",
-        template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
+    route(
+        RPCS["CreateTaskPushNotificationConfig"],
+        "POST",
+        "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
         path_fields=("tenant", "taskId"),
         body="*",
-        request_type="lf.a2a.v1.TaskPushNotificationConfig",
-        response_type="lf.a2a.v1.TaskPushNotificationConfig",
-        server_streaming=False,
         tenant=True,
         segments=("*", "tasks", "*", "pushNotificationConfigs"),
         captures=(
@@ -332,15 +373,11 @@ ROUTES: tuple[Route, ...] = (
             Capture(field="taskId", start=2, end=3),
         ),
     ),
-    Route(
-        rpc="GetTaskPushNotificationConfig",
-        verb="GET",
-        template="/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+    route(
+        RPCS["GetTaskPushNotificationConfig"],
+        "GET",
+        "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
         path_fields=("taskId", "id"),
-        body=None,
-        request_type="lf.a2a.v1.GetTaskPushNotificationConfigRequest",
-        response_type="lf.a2a.v1.TaskPushNotificationConfig",
-        server_streaming=False,
         segments=("tasks", "*", "pushNotificationConfigs", "*"),
         captures=(
             Capture(field="taskId", start=1, end=2),
@@ -354,15 +391,11 @@ ROUTES: tuple[Route, ...] = (
         ),
         client=0,
     ),
-    Route(
-        rpc="GetTaskPushNotificationConfig",
-        verb="GET",
-        template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+    route(
+        RPCS["GetTaskPushNotificationConfig"],
+        "GET",
+        "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
         path_fields=("tenant", "taskId", "id"),
-        body=None,
-        request_type="lf.a2a.v1.GetTaskPushNotificationConfigRequest",
-        response_type="lf.a2a.v1.TaskPushNotificationConfig",
-        server_streaming=False,
         tenant=True,
         segments=("*", "tasks", "*", "pushNotificationConfigs", "*"),
         captures=(
@@ -371,15 +404,11 @@ ROUTES: tuple[Route, ...] = (
             Capture(field="id", start=4, end=5),
         ),
     ),
-    Route(
-        rpc="ListTaskPushNotificationConfigs",
-        verb="GET",
-        template="/tasks/{task_id=*}/pushNotificationConfigs",
+    route(
+        RPCS["ListTaskPushNotificationConfigs"],
+        "GET",
+        "/tasks/{task_id=*}/pushNotificationConfigs",
         path_fields=("taskId",),
-        body=None,
-        request_type="lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
-        response_type="lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
-        server_streaming=False,
         segments=("tasks", "*", "pushNotificationConfigs"),
         captures=(Capture(field="taskId", start=1, end=2),),
         pieces=(
@@ -389,15 +418,11 @@ ROUTES: tuple[Route, ...] = (
         ),
         client=0,
     ),
-    Route(
-        rpc="ListTaskPushNotificationConfigs",
-        verb="GET",
-        template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
+    route(
+        RPCS["ListTaskPushNotificationConfigs"],
+        "GET",
+        "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
         path_fields=("tenant", "taskId"),
-        body=None,
-        request_type="lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
-        response_type="lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
-        server_streaming=False,
         tenant=True,
         segments=("*", "tasks", "*", "pushNotificationConfigs"),
         captures=(
@@ -406,41 +431,28 @@ ROUTES: tuple[Route, ...] = (
         ),
         recheck=True,
     ),
-    Route(
-        rpc="GetExtendedAgentCard",
-        verb="GET",
-        template="/extendedAgentCard",
-        path_fields=(),
-        body=None,
-        request_type="lf.a2a.v1.GetExtendedAgentCardRequest",
-        response_type="lf.a2a.v1.AgentCard",
-        server_streaming=False,
+    route(
+        RPCS["GetExtendedAgentCard"],
+        "GET",
+        "/extendedAgentCard",
         segments=("extendedAgentCard",),
         client=0,
     ),
-    Route(
-        rpc="GetExtendedAgentCard",
-        verb="GET",
-        template="/{tenant}/extendedAgentCard",
+    route(
+        RPCS["GetExtendedAgentCard"],
+        "GET",
+        "/{tenant}/extendedAgentCard",
         path_fields=("tenant",),
-        body=None,
-        request_type="lf.a2a.v1.GetExtendedAgentCardRequest",
-        response_type="lf.a2a.v1.AgentCard",
-        server_streaming=False,
         tenant=True,
         segments=("*", "extendedAgentCard"),
         captures=(Capture(field="tenant", start=0, end=1),),
         recheck=True,
     ),
-    Route(
-        rpc="DeleteTaskPushNotificationConfig",
-        verb="DELETE",
-        template="/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+    route(
+        RPCS["DeleteTaskPushNotificationConfig"],
+        "DELETE",
+        "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
         path_fields=("taskId", "id"),
-        body=None,
-        request_type="lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
-        response_type="google.protobuf.Empty",
-        server_streaming=False,
         segments=("tasks", "*", "pushNotificationConfigs", "*"),
         captures=(
             Capture(field="taskId", start=1, end=2),
@@ -454,15 +466,11 @@ ROUTES: tuple[Route, ...] = (
         ),
         client=0,
     ),
-    Route(
-        rpc="DeleteTaskPushNotificationConfig",
-        verb="DELETE",
-        template="/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+    route(
+        RPCS["DeleteTaskPushNotificationConfig"],
+        "DELETE",
+        "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
         path_fields=("tenant", "taskId", "id"),
-        body=None,
-        request_type="lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
-        response_type="google.protobuf.Empty",
-        server_streaming=False,
         tenant=True,
         segments=("*", "tasks", "*", "pushNotificationConfigs", "*"),
         captures=(
@@ -496,14 +504,14 @@ TABLE = RouteTable(
     headers=_headers,
 )
 
-ROUTES_BY_RPC: Mapping[str, tuple[Route, ...]] = TABLE.routes_by_rpc
+ROUTES_BY_RPC: Mapping[str, tuple[Route[RpcName], ...]] = TABLE.routes_by_rpc
 """Each rpc's routes, in table order (additional bindings and tenant variants included)."""
 
-TENANT_VARIANTS: Mapping[Route, Route] = TABLE.tenant_variants
+TENANT_VARIANTS: Mapping[Route[RpcName], Route[RpcName]] = TABLE.tenant_variants
 """Each plain route mapped to its ``/{tenant}`` variant."""
 
 
-def match(verb: str, raw_path: str) -> Match | None:
+def match(verb: str, raw_path: str) -> Match[RpcName] | None:
     """The route for ``verb`` and ``raw_path`` (the path as sent, still percent-encoded,
     without query or fragment), or None. Never raises."""
     return TABLE.match(verb, raw_path)

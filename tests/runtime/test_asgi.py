@@ -1,4 +1,4 @@
-"""The ASGI application runtime (``codegen/runtime/_asgi.py``), called in process.
+"""The ASGI application runtime (``codegen/runtime/serve/_asgi.py``), called in process.
 
 A small service built on the runtime's own tables (unary, streaming, Empty, a field
 body with a ``response_body``, tenant variants) is served by ``A2AApplication`` and
@@ -51,7 +51,7 @@ def _route(
     streaming: bool = False,
     response_body: str | None = None,
     client: bool = False,
-) -> Route:
+) -> Route[str]:
     segments, custom_verb, captures = match
     return Route(
         rpc,
@@ -59,11 +59,12 @@ def _route(
         template,
         fields,
         body,
+        response_body,
         f"t.{rpc}Request",
         f"t.{rpc}Response",
         streaming,
-        response_body,
         tenant,
+        False,
         segments=segments,
         custom_verb=custom_verb,
         captures=captures,

@@ -26,6 +26,8 @@ from typing import Any
 
 import pytest
 
+from codegen.render import runtime_files
+from codegen.runtime import LAYERS
 from codegen.runtime._asgi import A2AApplication, CallContext
 from tests.runtime.test_asgi import (
     CARD,
@@ -693,15 +695,13 @@ def test_handler_failures_are_logged_under_the_package_logger(
 
 @pytest.fixture
 def copied_runtime(tmp_path: Path) -> Iterator[ModuleType]:
-    """The runtime's ``_*.py`` modules copied into a package ``mypkg``, as generation
-    does; its ``_asgi`` imported (and forgotten afterwards)."""
+    """The runtime's ``_*.py`` modules (of every layer) copied into a package
+    ``mypkg``, as generation does; its ``_asgi`` imported (and forgotten afterwards)."""
     package = tmp_path / "mypkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    source = Path(sys.modules[A2AApplication.__module__].__file__ or "").parent
-    for module in source.glob("_*.py"):
-        if module.name != "__init__.py":
-            shutil.copy(module, package / module.name)
+    for name, module in runtime_files(LAYERS).items():
+        shutil.copy(module, package / name)
     assert "mypkg" not in sys.modules
     sys.path.insert(0, str(tmp_path))
     try:

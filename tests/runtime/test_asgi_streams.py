@@ -207,16 +207,19 @@ def test_no_cancellation_request_is_left_on_the_request_task() -> None:
     assert run(serve(make_app(Swallowing()), stream, scope())) == 0
 
 
-def _get_stream_table() -> RouteTable:
+def _get_stream_table() -> RouteTable[str]:
     route = Route(
         "Watch",
         "GET",
         "/watch/{id}",
         ("id",),
         None,
+        None,
         "t.W",
         "t.E",
         True,
+        False,
+        False,
         segments=("watch", "*"),
         captures=(Capture("id", 1, 2),),
     )

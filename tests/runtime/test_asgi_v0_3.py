@@ -1,4 +1,4 @@
-"""0.3 beside 1.0 in the ASGI application (``codegen/runtime/_asgi.py`` with
+"""0.3 beside 1.0 in the ASGI application (``codegen/runtime/serve/_asgi.py`` with
 ``supported_versions=("1.0", "0.3")``): a 0.3 JSON-RPC request reaches the one 1.0
 handler in the 1.0 form, validated, and its answers, stream events and errors go back
 in 0.3's form; the card is the one both read; 1.0 requests are served as before.

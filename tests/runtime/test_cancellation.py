@@ -1,4 +1,4 @@
-"""The request's task (``codegen/runtime/_cancellation.py``): ``within`` bounds a call
+"""The request's task (``codegen/runtime/wire/_cancellation.py``): ``within`` bounds a call
 in the task itself and leaves no cancellation request behind, however the call ends;
 ``DisconnectWatch`` cancels a call whose client left, the same way."""
 

@@ -1,4 +1,4 @@
-"""The client helpers runtime (``codegen/runtime/_client.py``).
+"""The client helpers runtime (``codegen/runtime/client/_client.py``).
 
 ``ClientBinding`` is built over the committed package's tables (``routes.build``,
 ``jsonrpc.request``, ``protocol.request_headers``, ``jsonrpc.METHODS``), so what is

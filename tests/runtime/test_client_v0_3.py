@@ -1,5 +1,5 @@
 """The client helpers speaking A2A 0.3 (``version="0.3"`` of
-``codegen/runtime/_client.py``), over the committed package's tables (its ``v0_3``
+``codegen/runtime/client/_client.py``), over the committed package's tables (its ``v0_3``
 route table included): what goes out for each binding, and every answer form a 0.3
 server sends read back as 1.0 (a2a-sdk 0.3's ``{"message"}`` errors, a
 ``google.rpc.Status``, JSON-RPC results of any type, event streams). The same helpers

@@ -1,4 +1,4 @@
-"""The gRPC binding's runtime (``codegen/runtime/_grpc.py``) on a real ``grpc.aio``
+"""The gRPC binding's runtime (``codegen/runtime/grpc/_grpc.py``) on a real ``grpc.aio``
 server on loopback, called with raw channels and a2a-sdk's message classes.
 
 The validation tables are the committed package's ``messages.py`` loaded as a module

@@ -1,4 +1,4 @@
-"""The one JSON encoder and decoder (``codegen/runtime/_json.py``), against the
+"""The one JSON encoder and decoder (``codegen/runtime/tables/_json.py``), against the
 standard library's ``json`` as the reference."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The JSON-RPC runtime (``codegen/runtime/_jsonrpc.py``), imported directly.
+"""The JSON-RPC runtime (``codegen/runtime/tables/_jsonrpc.py``), imported directly.
 
 The order of the envelope checks (-32700, -32600, -32601, -32602), the id echoed once
 it could be read, notifications, the tenant in params against the endpoint's, the

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable
@@ -119,6 +122,32 @@ def test_off_loop_runs_on_a_worker_thread_and_gives_its_result_or_error() -> Non
     assert all(name.startswith("a2a-convert") for name in names)
     assert threading.current_thread().name not in names
     assert len(names) <= CONVERSION_THREADS
+
+
+FORKED = """
+import asyncio, os, sys
+from codegen.runtime._proto import off_loop
+
+async def twice(value):
+    return await asyncio.wait_for(off_loop(lambda: value * 2), 10)
+
+assert asyncio.run(twice(1)) == 2  # the parent's workers are running now
+child = os.fork()
+if child == 0:
+    os._exit(0 if asyncio.run(twice(2)) == 4 else 1)
+_, status = os.waitpid(child, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the platform has no fork")
+def test_off_loop_works_in_a_process_forked_after_it_ran() -> None:
+    """A pre-forking server's child converts large messages too: the pool it
+    inherits has no threads in it, so the child gets its own."""
+    done = subprocess.run(
+        [sys.executable, "-c", FORKED], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
 
 
 # ---------------------------------------------------------------------- the hop

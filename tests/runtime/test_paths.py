@@ -1,4 +1,4 @@
-"""The route runtime (``codegen/runtime/_paths.py``), imported directly.
+"""The route runtime (``codegen/runtime/tables/_paths.py``), imported directly.
 
 Unit tests build small tables by hand from template strings (parsed by
 ``codegen.http_rule.parse_template``, as the generator does) and check each rule of
@@ -49,7 +49,7 @@ class Spec:
     codecs: Mapping[str, tuple[str, str]] | None = None  # field -> (codec, enum)
 
 
-def _route(spec: Spec, *, client: int = -1, recheck: bool = True) -> Route:
+def _route(spec: Spec, *, client: int = -1, recheck: bool = True) -> Route[str]:
     """``spec`` as the generator prints a route: matched by its segments and
     captures, built from its pieces (``client``: its place among its rpc's routes
     ``build`` tries, -1 for none)."""
@@ -79,10 +79,12 @@ def _route(spec: Spec, *, client: int = -1, recheck: bool = True) -> Route:
         template=spec.template,
         path_fields=tuple(v.name for v in parsed.variables),
         body=spec.body,
+        response_body=None,
         request_type=f"test.{spec.rpc}Request",
         response_type=f"test.{spec.rpc}Response",
         server_streaming=False,
         tenant=spec.tenant,
+        alias=False,
         segments=tuple(str(s) for s in parsed.segments),
         custom_verb=parsed.verb or "",
         captures=tuple(captures),
@@ -103,7 +105,7 @@ def make_table(
     """A table as the generator would print it: the first route of each rpc (with its
     first tenant route as the tenant variant) is the client's; the segment limit is the
     generator's rule."""
-    routes: list[Route] = []
+    routes: list[Route[str]] = []
     first: set[str] = set()  # the rpcs whose client route is chosen
     plain = {(s.rpc, s.verb, s.template) for s in specs if not s.tenant}
     for spec in specs:
@@ -1261,7 +1263,7 @@ def test_a_tenant_variant_is_the_route_its_template_prefixes() -> None:
     )
     assert table.tenant_variants == {route: twin}
     # its pieces derived: "/", the tenant, then the route's own
-    assert dataclasses.replace(twin, pieces=()) != twin
+    assert dataclasses.replace(twin, pieces=()).pieces != twin.pieces
     derived = RouteTable(
         [route, dataclasses.replace(twin, pieces=())],
         query=codecs,

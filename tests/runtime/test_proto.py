@@ -1,4 +1,4 @@
-"""``MessageBuilder`` (``codegen/runtime/_proto.py``): ProtoJSON dicts built into
+"""``MessageBuilder`` (``codegen/runtime/grpc/_proto.py``): ProtoJSON dicts built into
 protobuf messages through their constructors, held against ``json_format.ParseDict``
 on the A2A messages (a2a-sdk's classes, the committed package's tables): the same
 message where it builds one, the same failure where it fails, and the fast path taken

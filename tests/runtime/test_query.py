@@ -1,4 +1,4 @@
-"""The query-codec runtime (``codegen/runtime/_query.py``), imported directly.
+"""The query-codec runtime (``codegen/runtime/tables/_query.py``), imported directly.
 
 Every codec's edges (ranges, leading zeros, float32 overflow, NaN/Infinity, url-safe
 base64, timestamps with offsets and bounds, durations, field masks), repeated fields in

@@ -1,4 +1,4 @@
-"""How an error message quotes a client's value (``codegen/runtime/_quoting.py``):
+"""How an error message quotes a client's value (``codegen/runtime/tables/_quoting.py``):
 whole when short, else its first ``EXCERPT_CHARACTERS`` characters and its length."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the server reads of a request (``codegen/runtime/_request.py``): the path below
+"""What the server reads of a request (``codegen/runtime/wire/_request.py``): the path below
 the mount, the body within its limit, the context a handler gets."""
 
 from __future__ import annotations

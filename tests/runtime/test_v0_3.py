@@ -1,4 +1,4 @@
-"""The A2A 0.3 tables of ``codegen/runtime/_v0_3.py`` (what the v0.3.0 proto does not
+"""The A2A 0.3 tables of ``codegen/runtime/v0_3/_v0_3.py`` (what the v0.3.0 proto does not
 say), cross-checked against the 0.3 pydantic types a2a-sdk 1.3.0 keeps in
 ``a2a.compat.v0_3.types``, the 0.3 route table generated from the v0.3.0 proto, and the
 1.0 JSON-RPC method map and enums generated from the 1.0 proto."""

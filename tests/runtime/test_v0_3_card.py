@@ -1,4 +1,4 @@
-"""The agent card for 0.3 clients (``codegen/runtime/_v0_3_card``), differentially against
+"""The agent card for 0.3 clients (``codegen/runtime/v0_3/_v0_3_card``), differentially against
 a2a-sdk 1.3.0: its ``to_compat_agent_card`` (the 0.3 card of a 1.0 card, dumped as
 pydantic writes it) and ``agent_card_to_dict`` (the card its server serves, which both
 kinds of its clients read); and read back by both kinds of client model: the 1.0

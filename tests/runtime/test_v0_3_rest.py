@@ -1,4 +1,4 @@
-"""The 0.3 HTTP+JSON bodies and 1.0 ProtoJSON, both ways (``codegen/runtime/_v0_3_rest``
+"""The 0.3 HTTP+JSON bodies and 1.0 ProtoJSON, both ways (``codegen/runtime/v0_3/_v0_3_rest``
 and ``_v0_3_card``), differentially against a2a-sdk 1.3.0's own 0.3 REST adapter: a 0.3
 protobuf message of ``a2a.compat.v0_3.a2a_v0_3_pb2`` as ``MessageToDict`` writes it,
 converted by us, must equal what ``proto_utils.FromProto`` + ``conversions.to_core_*``

@@ -1,5 +1,5 @@
 """0.3 JSON-RPC params to 1.0 requests and 1.0 answers to 0.3 results
-(``codegen/runtime/_v0_3_rpc``), differentially against a2a-sdk 1.3.0's
+(``codegen/runtime/v0_3/_v0_3_rpc``), differentially against a2a-sdk 1.3.0's
 ``a2a.compat.v0_3.conversions``: each 0.3 request is built as a2a-sdk's pydantic type,
 dumped as a 0.3 client sends it, and converted by both; each 1.0 answer is a protobuf
 message converted by a2a-sdk and, as ProtoJSON, by us."""

@@ -1,4 +1,4 @@
-"""The client side of ``codegen/runtime/_v0_3_rpc``: 1.0 requests as 0.3 JSON-RPC
+"""The client side of ``codegen/runtime/v0_3/_v0_3_rpc``: 1.0 requests as 0.3 JSON-RPC
 params (``params_from_v1``) and 0.3 results as 1.0 answers (``result_to_v1``,
 ``stream_event_to_v1``), differentially against a2a-sdk 1.3.0's 0.3 JSON-RPC client
 (``a2a.compat.v0_3.conversions``: ``to_compat_*_request`` of a 1.0 protobuf request,

@@ -1,4 +1,4 @@
-"""The 0.3 JSON-RPC shapes and 1.0 ProtoJSON, both ways (``codegen/runtime/_v0_3_shapes``),
+"""The 0.3 JSON-RPC shapes and 1.0 ProtoJSON, both ways (``codegen/runtime/v0_3/_v0_3_shapes``),
 differentially against a2a-sdk 1.3.0's own adapter (``a2a.compat.v0_3.conversions``:
 0.3 pydantic types to 1.0 protobuf messages and back), with the wire form of each side
 as its library writes it: pydantic's JSON dump (by alias) for 0.3, protobuf's

@@ -1,4 +1,4 @@
-"""Request validation (``codegen/runtime/_validate.py``) on small hand-written schemas:
+"""Request validation (``codegen/runtime/tables/_validate.py``) on small hand-written schemas:
 every field kind, the canonical form, the paths of violations, duplicate keys, oneofs,
 REQUIRED fields, unknown fields, maps with each key kind, ``Any`` and nulls.
 (``tests/test_validation_oracle.py`` holds it against protobuf's own parser.)"""

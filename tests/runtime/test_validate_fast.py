@@ -1,4 +1,4 @@
-"""The compiled check of the plain case (``codegen/runtime/_validate_fast.py``): it
+"""The compiled check of the plain case (``codegen/runtime/tables/_validate_fast.py``): it
 gives what the general walk gives or leaves the value to it, and names from a proto
 are data to it, never source. (``tests/test_validation_oracle.py`` compares the two on
 every case it makes.)"""

@@ -1,4 +1,4 @@
-"""Request validation (``codegen/runtime/_validate.py``) on a small hand-written schema:
+"""Request validation (``codegen/runtime/tables/_validate.py``) on a small hand-written schema:
 every ProtoJSON kind accepted in each form protobuf's parser takes, and refused with the
 path of the field; the canonical form handed back; REQUIRED fields; unknown fields."""
 

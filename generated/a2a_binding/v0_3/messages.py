@@ -564,7 +564,11 @@ SCHEMA = Schema(
             FieldRule("streaming", "streaming", "bool"),
             FieldRule("pushNotifications", "push_notifications", "bool"),
             FieldRule(
-                "extensions", "extensions", "message", "a2a.v1.AgentExtension", True
+                "extensions",
+                "extensions",
+                "message",
+                "a2a.v1.AgentExtension",
+                repeated=True,
             ),
         ),
         "a2a.v1.AgentCard": (
@@ -578,7 +582,7 @@ SCHEMA = Schema(
                 "additional_interfaces",
                 "message",
                 "a2a.v1.AgentInterface",
-                True,
+                repeated=True,
             ),
             FieldRule("provider", "provider", "message", "a2a.v1.AgentProvider"),
             FieldRule("version", "version", "string"),
@@ -591,26 +595,37 @@ SCHEMA = Schema(
                 "security_schemes",
                 "message",
                 "a2a.v1.SecurityScheme",
-                False,
-                "string",
+                map_key="string",
             ),
-            FieldRule("security", "security", "message", "a2a.v1.Security", True),
-            FieldRule("defaultInputModes", "default_input_modes", "string", "", True),
-            FieldRule("defaultOutputModes", "default_output_modes", "string", "", True),
-            FieldRule("skills", "skills", "message", "a2a.v1.AgentSkill", True),
+            FieldRule(
+                "security", "security", "message", "a2a.v1.Security", repeated=True
+            ),
+            FieldRule(
+                "defaultInputModes", "default_input_modes", "string", repeated=True
+            ),
+            FieldRule(
+                "defaultOutputModes", "default_output_modes", "string", repeated=True
+            ),
+            FieldRule(
+                "skills", "skills", "message", "a2a.v1.AgentSkill", repeated=True
+            ),
             FieldRule(
                 "supportsAuthenticatedExtendedCard",
                 "supports_authenticated_extended_card",
                 "bool",
             ),
             FieldRule(
-                "signatures", "signatures", "message", "a2a.v1.AgentCardSignature", True
+                "signatures",
+                "signatures",
+                "message",
+                "a2a.v1.AgentCardSignature",
+                repeated=True,
             ),
             FieldRule("iconUrl", "icon_url", "string"),
         ),
         "a2a.v1.AgentCardSignature": (
-            FieldRule("protected", "protected", "string", "", False, "", True),
-            FieldRule("signature", "signature", "string", "", False, "", True),
+            FieldRule("protected", "protected", "string", required=True),
+            FieldRule("signature", "signature", "string", required=True),
             FieldRule("header", "header", "struct"),
         ),
         "a2a.v1.AgentExtension": (
@@ -631,47 +646,47 @@ SCHEMA = Schema(
             FieldRule("id", "id", "string"),
             FieldRule("name", "name", "string"),
             FieldRule("description", "description", "string"),
-            FieldRule("tags", "tags", "string", "", True),
-            FieldRule("examples", "examples", "string", "", True),
-            FieldRule("inputModes", "input_modes", "string", "", True),
-            FieldRule("outputModes", "output_modes", "string", "", True),
-            FieldRule("security", "security", "message", "a2a.v1.Security", True),
+            FieldRule("tags", "tags", "string", repeated=True),
+            FieldRule("examples", "examples", "string", repeated=True),
+            FieldRule("inputModes", "input_modes", "string", repeated=True),
+            FieldRule("outputModes", "output_modes", "string", repeated=True),
+            FieldRule(
+                "security", "security", "message", "a2a.v1.Security", repeated=True
+            ),
         ),
         "a2a.v1.Artifact": (
             FieldRule("artifactId", "artifact_id", "string"),
             FieldRule("name", "name", "string"),
             FieldRule("description", "description", "string"),
-            FieldRule("parts", "parts", "message", "a2a.v1.Part", True),
+            FieldRule("parts", "parts", "message", "a2a.v1.Part", repeated=True),
             FieldRule("metadata", "metadata", "struct"),
-            FieldRule("extensions", "extensions", "string", "", True),
+            FieldRule("extensions", "extensions", "string", repeated=True),
         ),
         "a2a.v1.AuthenticationInfo": (
-            FieldRule("schemes", "schemes", "string", "", True),
+            FieldRule("schemes", "schemes", "string", repeated=True),
             FieldRule("credentials", "credentials", "string"),
         ),
         "a2a.v1.AuthorizationCodeOAuthFlow": (
             FieldRule("authorizationUrl", "authorization_url", "string"),
             FieldRule("tokenUrl", "token_url", "string"),
             FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", "", False, "string"),
+            FieldRule("scopes", "scopes", "string", map_key="string"),
         ),
         "a2a.v1.CancelTaskRequest": (FieldRule("name", "name", "string"),),
         "a2a.v1.ClientCredentialsOAuthFlow": (
             FieldRule("tokenUrl", "token_url", "string"),
             FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", "", False, "string"),
+            FieldRule("scopes", "scopes", "string", map_key="string"),
         ),
         "a2a.v1.CreateTaskPushNotificationConfigRequest": (
-            FieldRule("parent", "parent", "string", "", False, "", True),
-            FieldRule("configId", "config_id", "string", "", False, "", True),
+            FieldRule("parent", "parent", "string", required=True),
+            FieldRule("configId", "config_id", "string", required=True),
             FieldRule(
                 "config",
                 "config",
                 "message",
                 "a2a.v1.TaskPushNotificationConfig",
-                False,
-                "",
-                True,
+                required=True,
             ),
         ),
         "a2a.v1.DataPart": (FieldRule("data", "data", "struct"),),
@@ -679,19 +694,8 @@ SCHEMA = Schema(
             FieldRule("name", "name", "string"),
         ),
         "a2a.v1.FilePart": (
-            FieldRule(
-                "fileWithUri", "file_with_uri", "string", "", False, "", False, "file"
-            ),
-            FieldRule(
-                "fileWithBytes",
-                "file_with_bytes",
-                "bytes",
-                "",
-                False,
-                "",
-                False,
-                "file",
-            ),
+            FieldRule("fileWithUri", "file_with_uri", "string", oneof="file"),
+            FieldRule("fileWithBytes", "file_with_bytes", "bytes", oneof="file"),
             FieldRule("mimeType", "mime_type", "string"),
             FieldRule("name", "name", "string"),
         ),
@@ -700,7 +704,7 @@ SCHEMA = Schema(
             FieldRule("name", "name", "string"),
         ),
         "a2a.v1.GetTaskRequest": (
-            FieldRule("name", "name", "string", "", False, "", True),
+            FieldRule("name", "name", "string", required=True),
             FieldRule("historyLength", "history_length", "int32"),
         ),
         "a2a.v1.HTTPAuthSecurityScheme": (
@@ -711,7 +715,7 @@ SCHEMA = Schema(
         "a2a.v1.ImplicitOAuthFlow": (
             FieldRule("authorizationUrl", "authorization_url", "string"),
             FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", "", False, "string"),
+            FieldRule("scopes", "scopes", "string", map_key="string"),
         ),
         "a2a.v1.ListTaskPushNotificationConfigRequest": (
             FieldRule("parent", "parent", "string"),
@@ -724,7 +728,7 @@ SCHEMA = Schema(
                 "configs",
                 "message",
                 "a2a.v1.TaskPushNotificationConfig",
-                True,
+                repeated=True,
             ),
             FieldRule("nextPageToken", "next_page_token", "string"),
         ),
@@ -733,9 +737,9 @@ SCHEMA = Schema(
             FieldRule("contextId", "context_id", "string"),
             FieldRule("taskId", "task_id", "string"),
             FieldRule("role", "role", "enum", "a2a.v1.Role"),
-            FieldRule("content", "content", "message", "a2a.v1.Part", True),
+            FieldRule("content", "content", "message", "a2a.v1.Part", repeated=True),
             FieldRule("metadata", "metadata", "struct"),
-            FieldRule("extensions", "extensions", "string", "", True),
+            FieldRule("extensions", "extensions", "string", repeated=True),
         ),
         "a2a.v1.MutualTlsSecurityScheme": (
             FieldRule("description", "description", "string"),
@@ -751,40 +755,28 @@ SCHEMA = Schema(
                 "authorization_code",
                 "message",
                 "a2a.v1.AuthorizationCodeOAuthFlow",
-                False,
-                "",
-                False,
-                "flow",
+                oneof="flow",
             ),
             FieldRule(
                 "clientCredentials",
                 "client_credentials",
                 "message",
                 "a2a.v1.ClientCredentialsOAuthFlow",
-                False,
-                "",
-                False,
-                "flow",
+                oneof="flow",
             ),
             FieldRule(
                 "implicit",
                 "implicit",
                 "message",
                 "a2a.v1.ImplicitOAuthFlow",
-                False,
-                "",
-                False,
-                "flow",
+                oneof="flow",
             ),
             FieldRule(
                 "password",
                 "password",
                 "message",
                 "a2a.v1.PasswordOAuthFlow",
-                False,
-                "",
-                False,
-                "flow",
+                oneof="flow",
             ),
         ),
         "a2a.v1.OpenIdConnectSecurityScheme": (
@@ -792,19 +784,15 @@ SCHEMA = Schema(
             FieldRule("openIdConnectUrl", "open_id_connect_url", "string"),
         ),
         "a2a.v1.Part": (
-            FieldRule("text", "text", "string", "", False, "", False, "part"),
-            FieldRule(
-                "file", "file", "message", "a2a.v1.FilePart", False, "", False, "part"
-            ),
-            FieldRule(
-                "data", "data", "message", "a2a.v1.DataPart", False, "", False, "part"
-            ),
+            FieldRule("text", "text", "string", oneof="part"),
+            FieldRule("file", "file", "message", "a2a.v1.FilePart", oneof="part"),
+            FieldRule("data", "data", "message", "a2a.v1.DataPart", oneof="part"),
             FieldRule("metadata", "metadata", "struct"),
         ),
         "a2a.v1.PasswordOAuthFlow": (
             FieldRule("tokenUrl", "token_url", "string"),
             FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", "", False, "string"),
+            FieldRule("scopes", "scopes", "string", map_key="string"),
         ),
         "a2a.v1.PushNotificationConfig": (
             FieldRule("id", "id", "string"),
@@ -819,7 +807,7 @@ SCHEMA = Schema(
         ),
         "a2a.v1.Security": (
             FieldRule(
-                "schemes", "schemes", "message", "a2a.v1.StringList", False, "string"
+                "schemes", "schemes", "message", "a2a.v1.StringList", map_key="string"
             ),
         ),
         "a2a.v1.SecurityScheme": (
@@ -828,55 +816,40 @@ SCHEMA = Schema(
                 "api_key_security_scheme",
                 "message",
                 "a2a.v1.APIKeySecurityScheme",
-                False,
-                "",
-                False,
-                "scheme",
+                oneof="scheme",
             ),
             FieldRule(
                 "httpAuthSecurityScheme",
                 "http_auth_security_scheme",
                 "message",
                 "a2a.v1.HTTPAuthSecurityScheme",
-                False,
-                "",
-                False,
-                "scheme",
+                oneof="scheme",
             ),
             FieldRule(
                 "oauth2SecurityScheme",
                 "oauth2_security_scheme",
                 "message",
                 "a2a.v1.OAuth2SecurityScheme",
-                False,
-                "",
-                False,
-                "scheme",
+                oneof="scheme",
             ),
             FieldRule(
                 "openIdConnectSecurityScheme",
                 "open_id_connect_security_scheme",
                 "message",
                 "a2a.v1.OpenIdConnectSecurityScheme",
-                False,
-                "",
-                False,
-                "scheme",
+                oneof="scheme",
             ),
             FieldRule(
                 "mtlsSecurityScheme",
                 "mtls_security_scheme",
                 "message",
                 "a2a.v1.MutualTlsSecurityScheme",
-                False,
-                "",
-                False,
-                "scheme",
+                oneof="scheme",
             ),
         ),
         "a2a.v1.SendMessageConfiguration": (
             FieldRule(
-                "acceptedOutputModes", "accepted_output_modes", "string", "", True
+                "acceptedOutputModes", "accepted_output_modes", "string", repeated=True
             ),
             FieldRule(
                 "pushNotification",
@@ -888,9 +861,7 @@ SCHEMA = Schema(
             FieldRule("blocking", "blocking", "bool"),
         ),
         "a2a.v1.SendMessageRequest": (
-            FieldRule(
-                "message", "request", "message", "a2a.v1.Message", False, "", True
-            ),
+            FieldRule("message", "request", "message", "a2a.v1.Message", required=True),
             FieldRule(
                 "configuration",
                 "configuration",
@@ -900,62 +871,36 @@ SCHEMA = Schema(
             FieldRule("metadata", "metadata", "struct"),
         ),
         "a2a.v1.SendMessageResponse": (
-            FieldRule(
-                "task", "task", "message", "a2a.v1.Task", False, "", False, "payload"
-            ),
-            FieldRule(
-                "message",
-                "msg",
-                "message",
-                "a2a.v1.Message",
-                False,
-                "",
-                False,
-                "payload",
-            ),
+            FieldRule("task", "task", "message", "a2a.v1.Task", oneof="payload"),
+            FieldRule("message", "msg", "message", "a2a.v1.Message", oneof="payload"),
         ),
         "a2a.v1.StreamResponse": (
-            FieldRule(
-                "task", "task", "message", "a2a.v1.Task", False, "", False, "payload"
-            ),
-            FieldRule(
-                "message",
-                "msg",
-                "message",
-                "a2a.v1.Message",
-                False,
-                "",
-                False,
-                "payload",
-            ),
+            FieldRule("task", "task", "message", "a2a.v1.Task", oneof="payload"),
+            FieldRule("message", "msg", "message", "a2a.v1.Message", oneof="payload"),
             FieldRule(
                 "statusUpdate",
                 "status_update",
                 "message",
                 "a2a.v1.TaskStatusUpdateEvent",
-                False,
-                "",
-                False,
-                "payload",
+                oneof="payload",
             ),
             FieldRule(
                 "artifactUpdate",
                 "artifact_update",
                 "message",
                 "a2a.v1.TaskArtifactUpdateEvent",
-                False,
-                "",
-                False,
-                "payload",
+                oneof="payload",
             ),
         ),
-        "a2a.v1.StringList": (FieldRule("list", "list", "string", "", True),),
+        "a2a.v1.StringList": (FieldRule("list", "list", "string", repeated=True),),
         "a2a.v1.Task": (
             FieldRule("id", "id", "string"),
             FieldRule("contextId", "context_id", "string"),
             FieldRule("status", "status", "message", "a2a.v1.TaskStatus"),
-            FieldRule("artifacts", "artifacts", "message", "a2a.v1.Artifact", True),
-            FieldRule("history", "history", "message", "a2a.v1.Message", True),
+            FieldRule(
+                "artifacts", "artifacts", "message", "a2a.v1.Artifact", repeated=True
+            ),
+            FieldRule("history", "history", "message", "a2a.v1.Message", repeated=True),
             FieldRule("metadata", "metadata", "struct"),
         ),
         "a2a.v1.TaskArtifactUpdateEvent": (

@@ -17,6 +17,7 @@ differ wins. The algorithms are in
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .._paths import (
@@ -28,6 +29,8 @@ from .._paths import (
     Route,
     RouteNotFound,
     RouteTable,
+    Rpc,
+    route,
     tenant_of,
 )
 from .query import CODECS
@@ -44,8 +47,10 @@ __all__ = [
     "Match",
     "QueryPairs",
     "ROUTES",
+    "RPCS",
     "Route",
     "RouteNotFound",
+    "Rpc",
     "RpcName",
     "TABLE",
     "agent_card_tenant",
@@ -67,7 +72,7 @@ RpcName = Literal[
     "GetAgentCard",
     "DeleteTaskPushNotificationConfig",
 ]
-"""The rpcs that have HTTP routes."""
+"""The rpcs of the service, as written in the proto."""
 
 CONTENT_TYPE = "application/a2a+json"
 """The media type A2A clients and servers send on HTTP+JSON bodies."""
@@ -78,42 +83,117 @@ ACCEPTED_CONTENT_TYPES = frozenset({"application/a2a+json", "application/json"})
 AGENT_CARD_PATH = "/.well-known/agent-card.json"
 """Where the public agent card is served (discovery; not an rpc of the proto)."""
 
-ROUTES: tuple[Route, ...] = (
-    Route(
-        rpc="SendMessage",
-        verb="POST",
-        template="/v1/message:send",
-        path_fields=(),
+RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
+    {
+        "SendMessage": Rpc(
+            name="SendMessage",
+            service="a2a.v1.A2AService",
+            request_type="a2a.v1.SendMessageRequest",
+            response_type="a2a.v1.SendMessageResponse",
+            server_streaming=False,
+            method="send_message",
+        ),
+        "SendStreamingMessage": Rpc(
+            name="SendStreamingMessage",
+            service="a2a.v1.A2AService",
+            request_type="a2a.v1.SendMessageRequest",
+            response_type="a2a.v1.StreamResponse",
+            server_streaming=True,
+            method="send_streaming_message",
+        ),
+        "GetTask": Rpc(
+            name="GetTask",
+            service="a2a.v1.A2AService",
+            request_type="a2a.v1.GetTaskRequest",
+            response_type="a2a.v1.Task",
+            server_streaming=False,
+            method="get_task",
+        ),
+        "CancelTask": Rpc(
+            name="CancelTask",
+            service="a2a.v1.A2AService",
+            request_type="a2a.v1.CancelTaskRequest",
+            response_type="a2a.v1.Task",
+            server_streaming=False,
+            method="cancel_task",
+        ),
+        "TaskSubscription": Rpc(
+            name="TaskSubscription",
+            service="a2a.v1.A2AService",
+            request_type="a2a.v1.TaskSubscriptionRequest",
+            response_type="a2a.v1.StreamResponse",
+            server_streaming=True,
+            method="task_subscription",
+        ),
+        "CreateTaskPushNotificationConfig": Rpc(
+            name="CreateTaskPushNotificationConfig",
+            service="a2a.v1.A2AService",
+            request_type="a2a.v1.CreateTaskPushNotificationConfigRequest",
+            response_type="a2a.v1.TaskPushNotificationConfig",
+            server_streaming=False,
+            method="create_task_push_notification_config",
+        ),
+        "GetTaskPushNotificationConfig": Rpc(
+            name="GetTaskPushNotificationConfig",
+            service="a2a.v1.A2AService",
+            request_type="a2a.v1.GetTaskPushNotificationConfigRequest",
+            response_type="a2a.v1.TaskPushNotificationConfig",
+            server_streaming=False,
+            method="get_task_push_notification_config",
+        ),
+        "ListTaskPushNotificationConfig": Rpc(
+            name="ListTaskPushNotificationConfig",
+            service="a2a.v1.A2AService",
+            request_type="a2a.v1.ListTaskPushNotificationConfigRequest",
+            response_type="a2a.v1.ListTaskPushNotificationConfigResponse",
+            server_streaming=False,
+            method="list_task_push_notification_config",
+        ),
+        "GetAgentCard": Rpc(
+            name="GetAgentCard",
+            service="a2a.v1.A2AService",
+            request_type="a2a.v1.GetAgentCardRequest",
+            response_type="a2a.v1.AgentCard",
+            server_streaming=False,
+            method="get_agent_card",
+        ),
+        "DeleteTaskPushNotificationConfig": Rpc(
+            name="DeleteTaskPushNotificationConfig",
+            service="a2a.v1.A2AService",
+            request_type="a2a.v1.DeleteTaskPushNotificationConfigRequest",
+            response_type="google.protobuf.Empty",
+            server_streaming=False,
+            method="delete_task_push_notification_config",
+        ),
+    }
+)
+"""Every rpc, by name, in declaration order: the table the routes, the JSON-RPC
+methods, the handler and the gRPC binding refer to."""
+
+ROUTES: tuple[Route[RpcName], ...] = (
+    route(
+        RPCS["SendMessage"],
+        "POST",
+        "/v1/message:send",
         body="*",
-        request_type="a2a.v1.SendMessageRequest",
-        response_type="a2a.v1.SendMessageResponse",
-        server_streaming=False,
         segments=("v1", "message"),
         custom_verb="send",
         client=0,
     ),
-    Route(
-        rpc="SendStreamingMessage",
-        verb="POST",
-        template="/v1/message:stream",
-        path_fields=(),
+    route(
+        RPCS["SendStreamingMessage"],
+        "POST",
+        "/v1/message:stream",
         body="*",
-        request_type="a2a.v1.SendMessageRequest",
-        response_type="a2a.v1.StreamResponse",
-        server_streaming=True,
         segments=("v1", "message"),
         custom_verb="stream",
         client=0,
     ),
-    Route(
-        rpc="GetTask",
-        verb="GET",
-        template="/v1/{name=tasks/*}",
+    route(
+        RPCS["GetTask"],
+        "GET",
+        "/v1/{name=tasks/*}",
         path_fields=("name",),
-        body=None,
-        request_type="a2a.v1.GetTaskRequest",
-        response_type="a2a.v1.Task",
-        server_streaming=False,
         segments=("v1", "tasks", "*"),
         captures=(Capture(field="name", start=1, end=3, single_segment=False),),
         pieces=(
@@ -123,15 +203,12 @@ ROUTES: tuple[Route, ...] = (
         recheck=True,
         client=0,
     ),
-    Route(
-        rpc="CancelTask",
-        verb="POST",
-        template="/v1/{name=tasks/*}:cancel",
+    route(
+        RPCS["CancelTask"],
+        "POST",
+        "/v1/{name=tasks/*}:cancel",
         path_fields=("name",),
         body="*",
-        request_type="a2a.v1.CancelTaskRequest",
-        response_type="a2a.v1.Task",
-        server_streaming=False,
         segments=("v1", "tasks", "*"),
         custom_verb="cancel",
         captures=(Capture(field="name", start=1, end=3, single_segment=False),),
@@ -143,28 +220,20 @@ ROUTES: tuple[Route, ...] = (
         recheck=True,
         client=0,
     ),
-    Route(
-        rpc="TaskSubscription",
-        verb="GET",
-        template="/v1/{name=tasks/*}:subscribe",
+    route(
+        RPCS["TaskSubscription"],
+        "GET",
+        "/v1/{name=tasks/*}:subscribe",
         path_fields=("name",),
-        body=None,
-        request_type="a2a.v1.TaskSubscriptionRequest",
-        response_type="a2a.v1.StreamResponse",
-        server_streaming=True,
         segments=("v1", "tasks", "*"),
         custom_verb="subscribe",
         captures=(Capture(field="name", start=1, end=3, single_segment=False),),
     ),
-    Route(
-        rpc="TaskSubscription",
-        verb="POST",
-        template="/v1/{name=tasks/*}:subscribe",
+    route(
+        RPCS["TaskSubscription"],
+        "POST",
+        "/v1/{name=tasks/*}:subscribe",
         path_fields=("name",),
-        body=None,
-        request_type="a2a.v1.TaskSubscriptionRequest",
-        response_type="a2a.v1.StreamResponse",
-        server_streaming=True,
         alias=True,
         segments=("v1", "tasks", "*"),
         custom_verb="subscribe",
@@ -177,15 +246,12 @@ ROUTES: tuple[Route, ...] = (
         recheck=True,
         client=0,
     ),
-    Route(
-        rpc="CreateTaskPushNotificationConfig",
-        verb="POST",
-        template="/v1/{parent=tasks/*/pushNotificationConfigs}",
+    route(
+        RPCS["CreateTaskPushNotificationConfig"],
+        "POST",
+        "/v1/{parent=tasks/*/pushNotificationConfigs}",
         path_fields=("parent",),
         body="config",
-        request_type="a2a.v1.CreateTaskPushNotificationConfigRequest",
-        response_type="a2a.v1.TaskPushNotificationConfig",
-        server_streaming=False,
         segments=("v1", "tasks", "*", "pushNotificationConfigs"),
         captures=(Capture(field="parent", start=1, end=4, single_segment=False),),
         pieces=(
@@ -195,15 +261,11 @@ ROUTES: tuple[Route, ...] = (
         recheck=True,
         client=0,
     ),
-    Route(
-        rpc="GetTaskPushNotificationConfig",
-        verb="GET",
-        template="/v1/{name=tasks/*/pushNotificationConfigs/*}",
+    route(
+        RPCS["GetTaskPushNotificationConfig"],
+        "GET",
+        "/v1/{name=tasks/*/pushNotificationConfigs/*}",
         path_fields=("name",),
-        body=None,
-        request_type="a2a.v1.GetTaskPushNotificationConfigRequest",
-        response_type="a2a.v1.TaskPushNotificationConfig",
-        server_streaming=False,
         segments=("v1", "tasks", "*", "pushNotificationConfigs", "*"),
         captures=(Capture(field="name", start=1, end=5, single_segment=False),),
         pieces=(
@@ -213,15 +275,11 @@ ROUTES: tuple[Route, ...] = (
         recheck=True,
         client=0,
     ),
-    Route(
-        rpc="ListTaskPushNotificationConfig",
-        verb="GET",
-        template="/v1/{parent=tasks/*}/pushNotificationConfigs",
+    route(
+        RPCS["ListTaskPushNotificationConfig"],
+        "GET",
+        "/v1/{parent=tasks/*}/pushNotificationConfigs",
         path_fields=("parent",),
-        body=None,
-        request_type="a2a.v1.ListTaskPushNotificationConfigRequest",
-        response_type="a2a.v1.ListTaskPushNotificationConfigResponse",
-        server_streaming=False,
         segments=("v1", "tasks", "*", "pushNotificationConfigs"),
         captures=(Capture(field="parent", start=1, end=3, single_segment=False),),
         pieces=(
@@ -232,27 +290,18 @@ ROUTES: tuple[Route, ...] = (
         recheck=True,
         client=0,
     ),
-    Route(
-        rpc="GetAgentCard",
-        verb="GET",
-        template="/v1/card",
-        path_fields=(),
-        body=None,
-        request_type="a2a.v1.GetAgentCardRequest",
-        response_type="a2a.v1.AgentCard",
-        server_streaming=False,
+    route(
+        RPCS["GetAgentCard"],
+        "GET",
+        "/v1/card",
         segments=("v1", "card"),
         client=0,
     ),
-    Route(
-        rpc="DeleteTaskPushNotificationConfig",
-        verb="DELETE",
-        template="/v1/{name=tasks/*/pushNotificationConfigs/*}",
+    route(
+        RPCS["DeleteTaskPushNotificationConfig"],
+        "DELETE",
+        "/v1/{name=tasks/*/pushNotificationConfigs/*}",
         path_fields=("name",),
-        body=None,
-        request_type="a2a.v1.DeleteTaskPushNotificationConfigRequest",
-        response_type="google.protobuf.Empty",
-        server_streaming=False,
         segments=("v1", "tasks", "*", "pushNotificationConfigs", "*"),
         captures=(Capture(field="name", start=1, end=5, single_segment=False),),
         pieces=(
@@ -287,11 +336,11 @@ TABLE = RouteTable(
     headers=_headers,
 )
 
-ROUTES_BY_RPC: Mapping[str, tuple[Route, ...]] = TABLE.routes_by_rpc
+ROUTES_BY_RPC: Mapping[str, tuple[Route[RpcName], ...]] = TABLE.routes_by_rpc
 """Each rpc's routes, in table order (additional bindings and tenant variants included)."""
 
 
-def match(verb: str, raw_path: str) -> Match | None:
+def match(verb: str, raw_path: str) -> Match[RpcName] | None:
     """The route for ``verb`` and ``raw_path`` (the path as sent, still percent-encoded,
     without query or fragment), or None. Never raises."""
     return TABLE.match(verb, raw_path)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import math
+import os
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
@@ -516,6 +517,17 @@ held in both forms at once; the rest wait their turn, and small calls go on."""
 
 _WORKERS = ThreadPoolExecutor(CONVERSION_THREADS, thread_name_prefix="a2a-convert")
 """Started on first use: a package that converts nothing large runs no thread."""
+
+
+def _workers_after_fork() -> None:
+    # A forked child (a pre-forking server) has none of its parent's threads: the
+    # inherited pool would take work no thread ever runs, so the child gets its own.
+    global _WORKERS
+    _WORKERS = ThreadPoolExecutor(CONVERSION_THREADS, thread_name_prefix="a2a-convert")
+
+
+if hasattr(os, "register_at_fork"):  # POSIX; elsewhere no process forks
+    os.register_at_fork(after_in_child=_workers_after_fork)
 
 
 def is_large(value: object, limit: int = LARGE_VALUE_ITEMS) -> bool:

@@ -85,6 +85,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from collections.abc import Sequence
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from ._caching import not_modified
@@ -120,7 +121,7 @@ from ._media import (
 )
 from ._params import NO_PARAMS, VERSION_HEADER, Binding, ServiceParams, VersionPolicy
 from ._params import read_service_params
-from ._paths import Match, tenant_of
+from ._paths import Match, Name, Rpc, tenant_of
 from ._profile import A2A, Profile
 from ._query import MAX_QUERY_PAIRS, QueryError, QueryInput, Unknown
 from ._quoting import excerpt
@@ -155,6 +156,8 @@ __all__ = [
     "UNAUTHENTICATED_CODE",
     "Unauthenticated",
     "base_url",
+    "handler_methods",
+    "message_types",
 ]
 
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -163,6 +166,20 @@ DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 CheckRequest = Callable[[str, Mapping[str, Any]], Sequence[tuple[str, str]]]
 """A hook run on each decoded request: ``(rpc, request)`` to the field violations
 ``(field, description)`` that make it invalid (empty when it is fine)."""
+
+
+def handler_methods(rpcs: Mapping[Name, Rpc[Name]]) -> Mapping[str, str]:
+    """Each rpc's handler method, by rpc name (``rpcs``: a package's ``RPCS``)."""
+    return MappingProxyType({name: rpc.method for name, rpc in rpcs.items()})
+
+
+def message_types(rpcs: Mapping[Name, Rpc[Name]]) -> Mapping[str, tuple[str, str]]:
+    """Each rpc's request and response message types (full proto names), by rpc
+    name (``rpcs``: a package's ``RPCS``)."""
+    return MappingProxyType(
+        {name: (rpc.request_type, rpc.response_type) for name, rpc in rpcs.items()}
+    )
+
 
 _PACKAGE = __name__.rpartition(".")[0]
 log = logging.getLogger(f"{_PACKAGE}.asgi" if _PACKAGE else "asgi")
@@ -175,13 +192,13 @@ class RouteTableLike(Protocol):
     """The HTTP+JSON table the application routes with (the generated
     ``routes.TABLE``, a ``RouteTable``)."""
 
-    def match(self, verb: str, raw_path: str) -> Match | None: ...
+    def match(self, verb: str, raw_path: str) -> Match[str] | None: ...
 
     def allowed_verbs(self, raw_path: str) -> frozenset[str]: ...
 
     def request(
         self,
-        match: Match,
+        match: Match[str],
         query: QueryInput = "",
         body: object = None,
         *,
@@ -219,7 +236,7 @@ class V0_3Side(Protocol):
     def error(self, error: dict[str, Any]) -> dict[str, Any]: ...
 
     def route_request(
-        self, found: Match, request: dict[str, Any]
+        self, found: Match[str], request: dict[str, Any]
     ) -> tuple[str, dict[str, Any]]: ...
 
     def route_answer(self, rpc: str, answer: dict[str, Any]) -> dict[str, Any]: ...
@@ -718,7 +735,7 @@ class A2AApplication:
         scope: Scope,
         receive: Receive,
         send: Send,
-        found: Match,
+        found: Match[str],
         head: bool,
         v0_3: bool,
         request_head: RequestHead,
