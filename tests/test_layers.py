@@ -70,7 +70,6 @@ def test_a_service_without_the_a2a_profile_gets_its_tables_alone() -> None:
         "_quoting.py",
         "_sse.py",
         "_validate.py",
-        "_validate_fast.py",
         "jsonrpc.py",
         "messages.py",
         "py.typed",

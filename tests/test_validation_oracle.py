@@ -117,7 +117,7 @@ class Package:
     pool: Any
     types: tuple[str, ...]  # the message types the cases start from
     duplicate_keys: type  # the package's own _json.DuplicateKeys
-    fallback: type  # the package's own _validate_fast.Fallback
+    fast: ModuleType  # the package's own _validate_fast (of its serving layer)
     builder: MessageBuilder  # over the package's own tables
     counts: dict[str, int] = field(default_factory=dict)
     mutations: list[str] = field(default_factory=list)
@@ -169,13 +169,13 @@ def package_of(root: ModuleType, pool: Any) -> Package:
         }
         assert fields == rules, type_name
     duplicates = importlib.import_module(f"{name}._json").DuplicateKeys
-    fallback = importlib.import_module(f"{name}._validate_fast").Fallback
+    fast = importlib.import_module(f"{name}._validate_fast")
     return Package(
         messages,
         pool,
         reachable(pool, requests) or tuple(requests),
         duplicates,
-        fallback,
+        fast,
         MessageBuilder(messages.SCHEMA),
     )
 
@@ -1645,7 +1645,9 @@ def check_plain_case(
     assert walked == canonical, f"the walk alone gives {walked!r} for {context}"
     given = copy.deepcopy(sent)  # the serving path's own request: changed in place
     try:
-        in_place = schema.validate(type_name, given, unknown_fields=mode, in_place=True)
+        in_place = package.fast.validator(
+            schema, type_name, unknown_fields=mode, in_place=True
+        )(given)
     except package.module.ValidationError as exc:
         in_place, refused = None, exc.violations
     else:
@@ -1660,8 +1662,8 @@ def check_plain_case(
             refused == expected.value.violations
         ), f"in place: {refused} for {context}"
     try:
-        plain = schema._target(type_name).check(sent, 1)
-    except package.fallback:
+        plain = package.fast.target(schema, type_name).check(sent, 1)
+    except package.fast.Fallback:
         return
     package.count("plain")
     assert plain == walked, f"the compiled check gives {plain!r} for {context}"
@@ -1770,7 +1772,7 @@ def test_a2a_requests_agree_with_protobuf(a2a: ModuleType) -> None:
 def test_feature_protos_agree_with_protobuf(
     proto: Path, load_package: Callable[..., ModuleType], tmp_path: Path
 ) -> None:
-    root = load_package(proto)
+    root = load_package(proto, "serve=true")  # its compiled check: the serving layer's
     compile_pb2(proto, tmp_path / "pb2")
     run_oracle(package_of(root, descriptor_pool.Default()), 150)
 
@@ -1790,6 +1792,6 @@ def test_every_kind_agrees_with_protobuf(
     proto = tmp_path / "protos" / f"{name}.proto"
     proto.parent.mkdir()
     proto.write_text(text)
-    root = load_package(proto)
+    root = load_package(proto, "serve=true")  # its compiled check: the serving layer's
     compile_pb2(proto, tmp_path / "pb2")
     run_oracle(package_of(root, descriptor_pool.Default()), 500)

@@ -101,6 +101,7 @@ from ._quoting import excerpt
 from ._request import CallContext
 from ._status import RpcError
 from ._validate import Schema, ValidationError
+from ._validate_fast import validator
 
 __all__ = [
     "Channel",
@@ -550,7 +551,7 @@ class GrpcBinding:
                     (
                         None
                         if schema is None
-                        else schema.validator(method.request_type, in_place=True)
+                        else validator(schema, method.request_type, in_place=True)
                     ),
                 )
                 for method in service.methods

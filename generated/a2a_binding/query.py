@@ -53,9 +53,7 @@ class GetTaskQuery(TypedDict, total=False):
     """Query parameters of GetTask (lf.a2a.v1.GetTaskRequest)."""
 
     tenant: str
-
     id: str
-
     historyLength: int
 
 
@@ -63,9 +61,7 @@ class ListTasksQuery(TypedDict, total=False):
     """Query parameters of ListTasks (lf.a2a.v1.ListTasksRequest)."""
 
     tenant: str
-
     contextId: str
-
     status: Literal[
         "TASK_STATE_UNSPECIFIED",
         "TASK_STATE_SUBMITTED",
@@ -77,15 +73,10 @@ class ListTasksQuery(TypedDict, total=False):
         "TASK_STATE_REJECTED",
         "TASK_STATE_AUTH_REQUIRED",
     ]
-
     pageSize: int
-
     pageToken: str
-
     historyLength: int
-
     statusTimestampAfter: str
-
     includeArtifacts: bool
 
 
@@ -93,7 +84,6 @@ class SubscribeToTaskQuery(TypedDict, total=False):
     """Query parameters of SubscribeToTask (lf.a2a.v1.SubscribeToTaskRequest)."""
 
     tenant: str
-
     id: str
 
 
@@ -101,9 +91,7 @@ class GetTaskPushNotificationConfigQuery(TypedDict, total=False):
     """Query parameters of GetTaskPushNotificationConfig (lf.a2a.v1.GetTaskPushNotificationConfigRequest)."""
 
     tenant: str
-
     taskId: str
-
     id: str
 
 
@@ -111,11 +99,8 @@ class ListTaskPushNotificationConfigsQuery(TypedDict, total=False):
     """Query parameters of ListTaskPushNotificationConfigs (lf.a2a.v1.ListTaskPushNotificationConfigsRequest)."""
 
     tenant: str
-
     taskId: str
-
     pageSize: int
-
     pageToken: str
 
 
@@ -129,9 +114,7 @@ class DeleteTaskPushNotificationConfigQuery(TypedDict, total=False):
     """Query parameters of DeleteTaskPushNotificationConfig (lf.a2a.v1.DeleteTaskPushNotificationConfigRequest)."""
 
     tenant: str
-
     taskId: str
-
     id: str
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from codegen.runtime._json import decode
 from codegen.runtime._validate import FieldRule, Schema, ValidationError
-from codegen.runtime._validate_fast import Fallback, json_value
+from codegen.runtime._validate_fast import Fallback, json_value, target, validator
 
 R = FieldRule
 SCHEMA = Schema(
@@ -71,7 +71,7 @@ PLAIN = {
 
 
 def compiled(type_name: str, value: object) -> Any:
-    return SCHEMA._target(type_name).check(value, 1)
+    return target(SCHEMA, type_name).check(value, 1)
 
 
 def test_a_plain_request_is_checked_by_the_compiled_check_as_the_walk_checks_it() -> (
@@ -158,7 +158,7 @@ def test_duplicate_keys_and_missing_fields_are_left_to_the_walk() -> None:
         SCHEMA.validate("t.Pick", {"a": ""})
     always = Schema({"t.A": (R("any", "any", "any", required=True),)}, {})
     with pytest.raises(Fallback):  # a REQUIRED field the check never takes
-        always._target("t.A").check({"any": {}}, 1)
+        target(always, "t.A").check({"any": {}}, 1)
     assert always.validate("t.A", {"any": {}}) == {"any": {}}
     with pytest.raises(Fallback):
         compiled("t.Pick", {"a": "x", "b": 3})
@@ -201,7 +201,7 @@ def test_names_from_a_proto_are_data_to_the_compiled_check(name: str) -> None:
         {"t.E": ((name, 0), ("B", 1))},
     )
     value = {name: "v", "other": name}
-    assert schema._target("t.M").check(value, 1) == value
+    assert target(schema, "t.M").check(value, 1) == value
     assert schema.validate("t.M", value) == value
     with pytest.raises(ValidationError):
         schema.validate("t.M", {"other": "B"})
@@ -254,7 +254,7 @@ def test_deep_json_values_fall_back() -> None:
 def test_in_place_a_plain_request_becomes_its_canonical_form_where_it_is() -> None:
     sent = copy.deepcopy(PLAIN)
     expected = SCHEMA.validate("t.Send", PLAIN)
-    got = SCHEMA.validate("t.Send", sent, in_place=True)
+    got = validator(SCHEMA, "t.Send", in_place=True)(sent)
     assert got is sent and got == expected
     assert got["message"]["counts"] == ["1", "2"]  # the number's text, in its list
     assert got["config"]["size"] == "7"
@@ -266,12 +266,12 @@ def test_in_place_a_plain_request_becomes_its_canonical_form_where_it_is() -> No
 def test_in_place_a_value_that_falls_back_is_decided_by_the_walk_as_sent() -> None:
     sent = copy.deepcopy(PLAIN)
     sent["config"]["unknown"] = 1  # not plain: the walk drops it
-    got = SCHEMA.validate("t.Send", sent, in_place=True)
+    got = validator(SCHEMA, "t.Send", in_place=True)(sent)
     assert got == SCHEMA.validate("t.Send", PLAIN) and "unknown" not in got["config"]
     refused = copy.deepcopy(PLAIN)
     refused["config"]["historyLength"] = "many"
     with pytest.raises(ValidationError) as in_place:
-        SCHEMA.validate("t.Send", refused, in_place=True)
+        validator(SCHEMA, "t.Send", in_place=True)(refused)
     with pytest.raises(ValidationError) as copied:
         SCHEMA.validate("t.Send", {**PLAIN, "config": refused["config"]})
     assert in_place.value.violations == copied.value.violations
@@ -280,10 +280,10 @@ def test_in_place_a_value_that_falls_back_is_decided_by_the_walk_as_sent() -> No
 
 def test_a_validator_checks_its_arguments_once_when_made() -> None:
     with pytest.raises(ValueError, match="unknown_fields"):
-        SCHEMA.validator("t.Send", unknown_fields="keep")  # type: ignore[arg-type]
+        validator(SCHEMA, "t.Send", unknown_fields="keep")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="not a message type"):
-        SCHEMA.validator("t.Nothing")
-    check = SCHEMA.validator("t.Send", unknown_fields="reject")
+        validator(SCHEMA, "t.Nothing")
+    check = validator(SCHEMA, "t.Send", unknown_fields="reject")
     assert check(PLAIN) == SCHEMA.validate("t.Send", PLAIN)
     with pytest.raises(ValidationError):
         check({**PLAIN, "other": 1})

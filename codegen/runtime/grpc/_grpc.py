@@ -97,6 +97,7 @@ from ._quoting import excerpt
 from ._request import CallContext
 from ._status import RpcError
 from ._validate import Schema, ValidationError
+from ._validate_fast import validator
 
 __all__ = [
     "Channel",
@@ -546,7 +547,7 @@ class GrpcBinding:
                     (
                         None
                         if schema is None
-                        else schema.validator(method.request_type, in_place=True)
+                        else validator(schema, method.request_type, in_place=True)
                     ),
                 )
                 for method in service.methods

@@ -139,6 +139,7 @@ from ._request import (
 from ._responses import refuse_websocket, send_bytes, send_empty, send_events
 from ._responses import send_one_event, send_stream_head
 from ._validate import Schema, UnknownFields, ValidationError
+from ._validate_fast import validator
 
 __all__ = [
     "A2AApplication",
@@ -365,8 +366,8 @@ class A2AApplication:
         self._validators: dict[str, Callable[[object], dict[str, Any]]] = {}
         if schema is not None:  # the request of each rpc, checked in place
             self._validators = {
-                rpc: schema.validator(
-                    types[0], unknown_fields=unknown_fields, in_place=True
+                rpc: validator(
+                    schema, types[0], unknown_fields=unknown_fields, in_place=True
                 )
                 for rpc, types in self._types.items()
             }

@@ -48,7 +48,6 @@ from typing import Any, Literal, NamedTuple
 
 from ._json import DuplicateKeys, read_int
 from ._quoting import excerpt, field_path
-from ._validate_fast import Fallback, FastCheck, FieldPlan, Target, compile_message
 
 __all__ = [
     "FieldRule",
@@ -539,8 +538,6 @@ class Schema:
         self._messages: dict[str, _Message] = {}
         self._enum_values = enums
         self._enums: dict[str, Callable[[object], Any]] = {}
-        self._targets: dict[str, Target] = {}
-        self._in_place_targets: dict[str, Target] = {}
 
     def __contains__(self, message_type: object) -> bool:
         return message_type in self._rules
@@ -567,32 +564,6 @@ class Schema:
             found = self._enums[type_name] = _enum_check(self._enum_values[type_name])
         return found
 
-    def _target(self, type_name: str, in_place: bool = False) -> Target:
-        """The compiled check of ``type_name`` (``_validate_fast``), made once."""
-        targets = self._in_place_targets if in_place else self._targets
-        found = targets.get(type_name)
-        if found is None:
-            found = targets[type_name] = Target(
-                lambda: self._compile(type_name, in_place)
-            )
-        return found
-
-    def _compile(self, type_name: str, in_place: bool) -> FastCheck:
-        message = self._message(type_name)
-        plans = [
-            plan
-            for plan in (_plan(self, field) for field in message.fields.values())
-            if plan is not None
-        ]
-        return compile_message(
-            plans,
-            [field.json_name for field in message.required],
-            [members for _, members in message.oneof_required],
-            bad=_BAD,
-            target=lambda name: self._target(name, in_place),
-            in_place=in_place,
-        )
-
     def validate(
         self,
         message_type: str,
@@ -600,48 +571,18 @@ class Schema:
         *,
         unknown_fields: UnknownFields = "drop",
         answer: bool = False,
-        in_place: bool = False,
     ) -> dict[str, Any]:
         """``value`` in canonical form if it is valid ProtoJSON of ``message_type``
         (a full proto name); ``ValidationError`` naming every problem otherwise.
+        ``value`` itself is not changed.
 
         With ``answer=True`` the value is an answer a handler gives, as ProtoJSON
         prints one: a REQUIRED scalar or list may be left out at its default (it
-        cannot be told from unset), a REQUIRED message must be there.
-        ``in_place=True``: ``value`` is the caller's to give away (a request just
-        decoded), so a plain one is brought to canonical form where it is and
-        returned itself, its values changed in place where the canonical form
-        differs (even when it is then refused); otherwise ``value`` is not changed."""
-        if not answer:
-            check = self.validator(
-                message_type, unknown_fields=unknown_fields, in_place=in_place
-            )
-            return check(value)
+        cannot be told from unset), a REQUIRED message must be there. (The serving
+        layers check requests with ``_validate_fast.validator``, which decides as
+        this does, faster in the common case.)"""
         self._arguments(message_type, unknown_fields)
         return self._walked(message_type, value, unknown_fields == "reject", answer)
-
-    def validator(
-        self,
-        message_type: str,
-        *,
-        unknown_fields: UnknownFields = "drop",
-        in_place: bool = False,
-    ) -> Callable[[object], dict[str, Any]]:
-        """``validate`` of requests of ``message_type`` as a function of the value,
-        its arguments checked once (a server holds one per method)."""
-        self._arguments(message_type, unknown_fields)
-        target = self._target(message_type, in_place)
-        reject = unknown_fields == "reject"
-        walked = self._walked
-
-        def validate(value: object) -> dict[str, Any]:
-            try:  # the plain case first, compiled
-                plain: dict[str, Any] = target.check(value, 1)
-                return plain
-            except Fallback:
-                return walked(message_type, value, reject, False)
-
-        return validate
 
     def _arguments(self, message_type: str, unknown_fields: str) -> None:
         if unknown_fields != "drop" and unknown_fields != "reject":
@@ -1059,36 +1000,6 @@ class _Walk:
             else:
                 continue
             stack.extend(reversed(children))
-
-
-def _plan(schema: Schema, field: _Field) -> FieldPlan | None:
-    """How the compiled check takes ``field`` (``_validate_fast``); None for a
-    field it leaves to the walk (a map, an ``Any``, a list of JSON values)."""
-    kind, json_name = field.kind, field.json_name
-    if field.outer is _Walk.map:
-        return None
-    if field.outer is _Walk.repeated:
-        if field.messages:
-            return FieldPlan(json_name, "messages", target=field.type_name)
-        if field.convert is not None:
-            return FieldPlan(json_name, "scalars", field.convert)
-        return None
-    if kind == "enum":
-        assert field.convert is not None
-        names = frozenset(name for name, _ in schema.enum_values(field.type_name))
-        return FieldPlan(json_name, "enum", field.convert, names, oneof=field.oneof)
-    if kind in ("string", "bool") or field.convert is not None:
-        shape = kind if kind in ("string", "bool") else "scalar"
-        return FieldPlan(json_name, shape, field.convert, oneof=field.oneof)
-    if kind == "message":
-        return FieldPlan(
-            json_name, "message", target=field.type_name, oneof=field.oneof
-        )
-    if kind in _TEXT_CHECKS:
-        return FieldPlan(json_name, "scalar", _TEXT_CHECKS[kind], oneof=field.oneof)
-    if kind in ("struct", "value", "list_value"):
-        return FieldPlan(json_name, kind, oneof=field.oneof)
-    return None  # an Any
 
 
 def _map_key(kind: str) -> Callable[[object], Any]:

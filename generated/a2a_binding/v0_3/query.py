@@ -53,7 +53,6 @@ class GetTaskQuery(TypedDict, total=False):
     """Query parameters of GetTask (a2a.v1.GetTaskRequest)."""
 
     name: str
-
     historyLength: int
 
 
@@ -67,7 +66,6 @@ class CreateTaskPushNotificationConfigQuery(TypedDict, total=False):
     """Query parameters of CreateTaskPushNotificationConfig (a2a.v1.CreateTaskPushNotificationConfigRequest)."""
 
     parent: str
-
     configId: str
 
 
@@ -81,9 +79,7 @@ class ListTaskPushNotificationConfigQuery(TypedDict, total=False):
     """Query parameters of ListTaskPushNotificationConfig (a2a.v1.ListTaskPushNotificationConfigRequest)."""
 
     parent: str
-
     pageSize: int
-
     pageToken: str
 
 

@@ -1,11 +1,12 @@
-"""The common case of request validation, specialised per message type.
+"""The common case of request validation, specialised per message type: what the
+serving layers check requests with (``validator``).
 
 Most requests are plain: every key a json name, no ``null``, strings that are ASCII,
 enums by name, no oneof given twice, nothing missing. For each message type a check
 function is compiled on first use (as ``dataclasses`` compiles ``__init__``) that
 returns the canonical form of such a value and raises ``Fallback`` at the first thing
-that is not plain; ``_validate.Schema`` then walks the value with its general walk,
-which decides and reports. So the function never refuses anything itself: it is
+that is not plain; ``validator`` then has ``_validate.Schema`` walk the value with its
+general walk, which decides and reports. So the function never refuses anything itself: it is
 correct when what it returns is what the general walk returns, which the validation
 oracle checks against protobuf on every run.
 
@@ -19,8 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
+from weakref import WeakKeyDictionary
 
 from ._compiling import compiled
+from ._validate import _BAD, _TEXT_CHECKS, Schema, UnknownFields, _Field, _Walk
 
 __all__ = [
     "Fallback",
@@ -28,6 +31,8 @@ __all__ = [
     "FieldPlan",
     "Target",
     "compile_message",
+    "target",
+    "validator",
 ]
 
 FastCheck = Callable[[Any, int], "dict[str, Any]"]
@@ -287,3 +292,94 @@ def compile_message(
     bound["MAX_DEPTH"] = MAX_DEPTH
     made: FastCheck = compiled("<validation of one message type>", body, bound)
     return made
+
+
+def validator(
+    schema: Schema,
+    message_type: str,
+    *,
+    unknown_fields: UnknownFields = "drop",
+    in_place: bool = False,
+) -> Callable[[object], dict[str, Any]]:
+    """``schema.validate`` of requests of ``message_type`` as a function of the value,
+    its arguments checked once (a server holds one per method): the compiled check
+    first, the general walk where it falls back. ``in_place=True``: the value is the
+    caller's to give away (a request just decoded), so a plain one is brought to
+    canonical form where it is and returned itself, its values changed in place where
+    the canonical form differs (even when it is then refused)."""
+    schema._arguments(message_type, unknown_fields)
+    check = target(schema, message_type, in_place).check
+    reject = unknown_fields == "reject"
+    walked = schema._walked
+
+    def validate(value: object) -> dict[str, Any]:
+        try:  # the plain case first, compiled
+            plain: dict[str, Any] = check(value, 1)
+            return plain
+        except Fallback:
+            return walked(message_type, value, reject, False)
+
+    return validate
+
+
+_TARGETS: WeakKeyDictionary[Schema, dict[tuple[str, bool], Target]] = (
+    WeakKeyDictionary()
+)
+
+
+def target(schema: Schema, type_name: str, in_place: bool = False) -> Target:
+    """The compiled check of ``type_name`` in ``schema``, made once."""
+    targets = _TARGETS.setdefault(schema, {})
+    found = targets.get((type_name, in_place))
+    if found is None:
+        found = targets[type_name, in_place] = Target(
+            lambda: _compile(schema, type_name, in_place)
+        )
+    return found
+
+
+def _compile(schema: Schema, type_name: str, in_place: bool) -> FastCheck:
+    message = schema._message(type_name)
+    plans = [
+        plan
+        for plan in (_plan(schema, field) for field in message.fields.values())
+        if plan is not None
+    ]
+    return compile_message(
+        plans,
+        [field.json_name for field in message.required],
+        [members for _, members in message.oneof_required],
+        bad=_BAD,
+        target=lambda name: target(schema, name, in_place),
+        in_place=in_place,
+    )
+
+
+def _plan(schema: Schema, field: _Field) -> FieldPlan | None:
+    """How the compiled check takes ``field`` (``_validate_fast``); None for a
+    field it leaves to the walk (a map, an ``Any``, a list of JSON values)."""
+    kind, json_name = field.kind, field.json_name
+    if field.outer is _Walk.map:
+        return None
+    if field.outer is _Walk.repeated:
+        if field.messages:
+            return FieldPlan(json_name, "messages", target=field.type_name)
+        if field.convert is not None:
+            return FieldPlan(json_name, "scalars", field.convert)
+        return None
+    if kind == "enum":
+        assert field.convert is not None
+        names = frozenset(name for name, _ in schema.enum_values(field.type_name))
+        return FieldPlan(json_name, "enum", field.convert, names, oneof=field.oneof)
+    if kind in ("string", "bool") or field.convert is not None:
+        shape = kind if kind in ("string", "bool") else "scalar"
+        return FieldPlan(json_name, shape, field.convert, oneof=field.oneof)
+    if kind == "message":
+        return FieldPlan(
+            json_name, "message", target=field.type_name, oneof=field.oneof
+        )
+    if kind in _TEXT_CHECKS:
+        return FieldPlan(json_name, "scalar", _TEXT_CHECKS[kind], oneof=field.oneof)
+    if kind in ("struct", "value", "list_value"):
+        return FieldPlan(json_name, kind, oneof=field.oneof)
+    return None  # an Any
