@@ -142,7 +142,12 @@ def gateway_process(
         yield base
     finally:
         process.send_signal(stop)
-        _, stderr = process.communicate(timeout=30)
+        try:
+            _, stderr = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:  # never left running after the test
+            process.kill()
+            process.communicate()
+            raise
     # SIGTERM ends it as SystemExit(143); Ctrl-C is a stop to uvicorn.run (status 0).
     assert process.returncode == (143 if stop == signal.SIGTERM else 0), stderr
     assert not serving.exists() and _package_folders(tmp) == [], stderr
