@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 VENV_V0_3 := .venv-v0_3
 STAMP_V0_3 := $(VENV_V0_3)/.installed
 
-.PHONY: generate test bench bench-hostile fuzz fuzz-generator clean conformance
+.PHONY: generate test docs bench bench-hostile fuzz fuzz-generator clean conformance
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,8 +31,13 @@ test: $(STAMP) $(STAMP_V0_3)
 	$(PY) -m coverage report --fail-under=95 --skip-covered --show-missing
 	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --ignore=tests/runtime
 
+# The documentation site (docs/, mkdocs.yml) into site/, with --strict: a broken link or
+# anchor, or a page not in the nav, fails. make test builds it too (tests/test_docs.py).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
 clean:
-	rm -rf $(VENV) $(VENV_V0_3) build dist
+	rm -rf $(VENV) $(VENV_V0_3) build dist site
 
 # Speed against the peers, measured in one run (ratios printed): the tables and generation
 # (bench.py); the binding alone, the generated ASGI app against a2a-sdk's routes and a

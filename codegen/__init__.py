@@ -1,3 +1,3 @@
 """protoc-gen-a2a: generate typed HTTP+JSON and JSON-RPC binding tables from protos."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -40,7 +40,7 @@ __all__ = [
 
 A2A_OVERLAPS = Path(__file__).with_name("a2a.overlaps")
 """The overlaps of ``lf.a2a.v1.A2AService`` (v1.0.x) this project reviewed, shipped
-with the package (the README's "Overlapping routes in A2A" explains each)."""
+with the package (docs/generating.md, "Overlapping routes", explains each)."""
 
 _VERB = re.compile(r"[A-Za-z]+\Z")
 # How a segment prints (``str(Segment)``): a literal never holds "*".

@@ -39,7 +39,7 @@ generated files from stdout. Run it through protoc or buf, e.g.
   python -m grpc_tools.protoc -I spec -I GOOGLEAPIS --a2a_out=src/vendor a2a.proto
 
 Options go in --a2a_opt=k=v,...: module, tenant_field, ambiguity, profile, acknowledge,
-serve, client, grpc, openapi, pb2_module, v0_3_proto (see the README). With none, the
+serve, client, grpc, openapi, pb2_module, v0_3_proto (docs/generating.md). With none, the
 package holds the tables; serve=true adds the serving layer, client=true the client
 helpers, grpc=true the gRPC binding.
 As a build step or CI check without protoc, use a2a-codegen (a2a-codegen --help).

@@ -19,9 +19,9 @@ UNAUTHENTICATED); push goes to loopback only (push.py).
 ``A2A_EXAMPLE_GRPC_HOST`` (default ``localhost``: IPv4 and IPv6 loopback).
 
 The card's GRPC interface URL is ``host:port``, the gRPC target a2a-sdk and
-@a2a-js/sdk dial as it is (both fail on a URL with a scheme);
-``A2A_EXAMPLE_GRPC_URL=absolute`` lists ``grpc://host:port`` instead, the absolute URL
-the proto's comment asks for and the only form the conformance kit reads a host from.
+@a2a-js/sdk dial as it is (both fail on a URL with a scheme), and the form the proto's
+comment asks of a gRPC interface since A2A #1997; ``A2A_EXAMPLE_GRPC_URL=absolute``
+lists ``grpc://host:port`` instead, the only form the conformance kit reads a host from.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ DEFAULT_TOKEN = "a2a-example-token"
 BEARER = "bearer"
 """Name of the security scheme the card declares for the extended card."""
 UNAUTHENTICATED = UNAUTHENTICATED_CODE
-"""JSON-RPC code of a missing or wrong bearer token (README "Conformance")."""
+"""JSON-RPC code of a missing or wrong bearer token (docs/conformance.md)."""
 T = TypeVar("T")
 
 

@@ -37,6 +37,24 @@ def spec_proto(tag: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def sdk_a2a(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An A2A 1.0 proto file: the one a2a-sdk ships compiled, written back out as
+    ``a2a.proto`` (tests/sdk_protos.py). For tests that need an A2A proto, not a given
+    upstream tag: they run where ../shared is absent too."""
+    from .sdk_protos import sdk_proto
+
+    return sdk_proto(tmp_path_factory.mktemp("sdk-a2a"), "1.0")
+
+
+@pytest.fixture(scope="session")
+def sdk_a2a_v0_3(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """a2a-sdk's A2A 0.3 proto (``a2a_v0_3.proto``), written out likewise."""
+    from .sdk_protos import sdk_proto
+
+    return sdk_proto(tmp_path_factory.mktemp("sdk-a2a-v0_3"), "0.3")
+
+
 def plugin_executable() -> str:
     """The installed ``protoc-gen-a2a`` script of the interpreter running the tests."""
     found = shutil.which("protoc-gen-a2a", path=str(Path(sys.executable).parent))

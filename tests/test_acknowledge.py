@@ -14,7 +14,6 @@ from codegen.model import Overlap, build_files
 from codegen.options import Options
 from codegen.plugin import generate
 
-from .conftest import ROOT, spec_proto
 from .test_plugin import protoc
 
 
@@ -185,8 +184,10 @@ def test_the_plugin_applies_each_policy_once(
         assert all(line.startswith("a2a.proto:") for line in error.splitlines()), error
 
 
-def test_protoc_reads_the_option_relative_to_its_folder(tmp_path: Path) -> None:
-    proto = spec_proto("v1.0.1")
+def test_protoc_reads_the_option_relative_to_its_folder(
+    tmp_path: Path, sdk_a2a: Path
+) -> None:
+    proto = sdk_a2a
     quiet = protoc(proto, tmp_path / "out", opt=f"acknowledge={A2A_OVERLAPS}")
     assert quiet.returncode == 0, quiet.stderr
     assert "matches both" not in quiet.stderr and "stale" not in quiet.stderr

@@ -17,6 +17,8 @@ import asyncio
 import base64
 import importlib
 import json
+import shlex
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -35,6 +37,7 @@ from codegen.inputs import include_paths
 from codegen.runtime._sse_parser import parse_sse
 
 from .conftest import PROTO, mypy_strict, run_plugin
+from .docs import block
 from .google_rpc import documented_http_mapping
 from .servers import GrpcGateway, GrpcServer, running
 
@@ -484,6 +487,27 @@ def test_an_unreachable_backend_is_unavailable(package: dict[str, ModuleType]) -
         answer = httpx.get(f"{url}/admin/ping", timeout=30)
     assert answer.status_code == 503, answer.text
     assert answer.json()["error"]["status"] == "UNAVAILABLE"
+
+
+def test_the_docs_curl_lines_through_the_gateway(backend: tuple[str, Any, Any]) -> None:
+    """docs/gateway.md's curl lines against this gateway (JSON-RPC at /jsonrpc)."""
+    lines = block("library-curl").replace("\\\n", " ").splitlines()
+    answers = []
+    for line in lines:
+        command = shlex.split(line.split("  #")[0])
+        assert command[0] == "curl", line
+        args = [
+            a.replace("localhost:8000", backend[0].removeprefix("http://"))
+            for a in command
+        ]
+        done = subprocess.run(args, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        answers.append(done.stdout)
+    book, short, stream, rpc = answers
+    assert json.loads(book)["title"] == json.loads(short)["title"] == "Dune"
+    titles = [json.loads(line)["result"]["title"] for line in stream.splitlines()]
+    assert titles == ["Dune", "Odes"]
+    assert json.loads(rpc)["result"]["title"] == "Dune"
 
 
 # ------------------------------------------------------------ streams

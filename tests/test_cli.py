@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,8 @@ from codegen.acknowledge import A2A_OVERLAPS
 from codegen.cli import main
 from codegen.inputs import include_paths
 
-from .conftest import GENERATED, PROTO, plugin_executable, spec_proto
+from .conftest import GENERATED, PROTO, spec_proto
+from .docs import block
 from .test_plugin import protoc
 
 
@@ -35,8 +37,10 @@ def _tree(root: Path) -> dict[str, bytes]:
     }
 
 
-def test_generate_writes_exactly_what_protoc_writes(tmp_path: Path) -> None:
-    proto = spec_proto("v1.0.1")
+def test_generate_writes_exactly_what_protoc_writes(
+    tmp_path: Path, sdk_a2a: Path
+) -> None:
+    proto = sdk_a2a
     assert protoc(proto, tmp_path / "protoc").returncode == 0
     result = _cli(
         "generate", str(proto), "-I", str(proto.parent), "-o", str(tmp_path / "cli")
@@ -45,8 +49,8 @@ def test_generate_writes_exactly_what_protoc_writes(tmp_path: Path) -> None:
     assert _tree(tmp_path / "cli") == _tree(tmp_path / "protoc")
 
 
-def test_generate_from_descriptor_set_and_module(tmp_path: Path) -> None:
-    proto = spec_proto("v1.0.1")
+def test_generate_from_descriptor_set_and_module(tmp_path: Path, sdk_a2a: Path) -> None:
+    proto = sdk_a2a
     descriptor_set = tmp_path / "a2a.pb"
     compiled = subprocess.run(
         [
@@ -407,7 +411,7 @@ def test_routes_text_fits_100_columns_unless_asked_wider() -> None:
 
 
 def test_generate_warns_once_and_acknowledged_overlaps_are_quiet(
-    tmp_path: Path,
+    tmp_path: Path, sdk_a2a: Path
 ) -> None:
     # An empty acknowledgement file: every overlap of the embedded default warns.
     (tmp_path / "none.overlaps").write_text("")
@@ -434,7 +438,7 @@ def test_generate_warns_once_and_acknowledged_overlaps_are_quiet(
     printed = _cli("a2a-overlaps")
     assert printed.returncode == 0 and printed.stdout == A2A_OVERLAPS.read_text()
     (tmp_path / "spec.overlaps").write_text(printed.stdout)
-    spec = spec_proto("v1.0.1")
+    spec = sdk_a2a
     own = _cli(
         "check",
         str(spec),
@@ -533,31 +537,30 @@ def test_errors_are_one_line_with_the_right_exit_status(tmp_path: Path) -> None:
     )
 
 
-def _readme_block(after: str) -> str:
-    """The first ```sh block of README.md after the line containing ``after``."""
-    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    start = text.index("```sh\n", text.index(after)) + len("```sh\n")
-    return text[start : text.index("```", start)]
-
-
-def test_buf_generate_with_the_local_plugin_matches_protoc(tmp_path: Path) -> None:
+@pytest.mark.parametrize("config", ["buf-gen-yaml", "buf-gen-yaml-docs"])
+def test_buf_generate_with_the_local_plugin_matches_protoc(
+    tmp_path: Path, sdk_a2a: Path, config: str
+) -> None:
+    """The docs' buf.gen.yaml (the plugin found on PATH) and their commands that copy
+    the google/api protos buf needs: buf writes what protoc writes with the same
+    options."""
     buf = shutil.which("buf", path=str(Path(sys.executable).parent))
     if buf is None:
         pytest.skip(
             "buf is not installed next to the test interpreter (buf-bin, a dev dependency)"
         )
-    proto = spec_proto("v1.0.1")
+    proto = sdk_a2a
     work = tmp_path / "module"
     work.mkdir()
     shutil.copy(proto, work / "a2a.proto")
-    # The README's own commands fetch exactly the google/api protos it says are needed.
+    # The docs' own commands fetch exactly the google/api protos they say are needed.
     env = {
         "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
         "HOME": str(tmp_path),
         "BUF_CACHE_DIR": str(tmp_path / "cache"),
     }
     copied = subprocess.run(
-        ["bash", "-euc", _readme_block("The A2A proto imports five protos")],
+        ["bash", "-euc", block("buf-google-protos")],
         cwd=work,
         env=env,
         capture_output=True,
@@ -573,9 +576,12 @@ def test_buf_generate_with_the_local_plugin_matches_protoc(tmp_path: Path) -> No
         "launch_stage.proto",
     ]
     (work / "buf.yaml").write_text("version: v2\n")
-    (work / "buf.gen.yaml").write_text(
-        f"version: v2\nplugins:\n  - local: {plugin_executable()}\n    out: out\n    opt: module=a2a_binding\n"
-    )
+    gen = block(config)
+    (work / "buf.gen.yaml").write_text(gen)
+    opt = re.search(r"opt: (\S+)", gen)
+    assert opt is not None and "local: protoc-gen-a2a" in gen
+    out = re.search(r"out: (\S+)", gen)
+    assert out is not None
     result = subprocess.run(
         [buf, "generate"],
         cwd=work,
@@ -585,5 +591,5 @@ def test_buf_generate_with_the_local_plugin_matches_protoc(tmp_path: Path) -> No
         env=env,
     )
     assert result.returncode == 0, result.stderr
-    assert protoc(proto, tmp_path / "protoc").returncode == 0
-    assert _tree(work / "out") == _tree(tmp_path / "protoc")
+    assert protoc(proto, tmp_path / "protoc", opt=opt.group(1)).returncode == 0
+    assert _tree(work / out.group(1)) == _tree(tmp_path / "protoc")

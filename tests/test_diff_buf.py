@@ -1,7 +1,7 @@
 """``a2a-codegen diff`` against ``buf breaking --use WIRE_JSON``: on every change pair under
 proto/changes and on the upstream spec history, each buf finding is a finding of diff
 (or one of the rules listed in OUT_OF_SCOPE, with the reason), and diff's findings that
-buf cannot see are counted beside (``comparison`` makes the README's table)."""
+buf cannot see are counted beside (``comparison`` makes the table of docs/diff.md)."""
 
 from __future__ import annotations
 
@@ -404,7 +404,7 @@ def test_across_a_package_rename_buf_with_the_package_aligned_agrees_too(
 
 
 def comparison(tmp: Path) -> list[dict[str, Any]]:
-    """Every row of the README's table (run by hand: see the README's diff section)."""
+    """Every row of the table in docs/diff.md (run by hand: python -m tests.test_diff_buf)."""
     rows = []
     for old, new in HISTORY:
         rows.append(_history(old, new, tmp).row())

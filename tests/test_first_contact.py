@@ -1,8 +1,10 @@
 """What a new user meets first, run as written: the README's install from a clone and
-its quick start, in a fresh venv; and the pre-commit hook on a repository of its own."""
+its quick start, in a fresh venv; and its pre-commit configuration on a repository of
+its own."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -10,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import spec_proto
-from .test_wheel import bash, readme_block, source_copy
+from .docs import block
+from .sdk_protos import sdk_proto
+from .test_wheel import bash, source_copy
 
 
 def test_install_from_a_clone_and_the_quick_start(tmp_path: Path) -> None:
@@ -20,12 +23,12 @@ def test_install_from_a_clone_and_the_quick_start(tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "python3").symlink_to(Path(sys.base_prefix) / "bin" / "python3")
-    installed = bash(readme_block("From a clone"), clone, bin_dir)
+    installed = bash(block("install"), clone, bin_dir)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     assert installed.stdout.splitlines()[-1].startswith(
         "protoc-gen-a2a "
     ), installed.stdout
-    quick = bash(readme_block("## Quick start"), clone, bin_dir)
+    quick = bash(block("quick-start"), clone, bin_dir)
     assert quick.returncode == 0, quick.stdout + quick.stderr
     assert (clone / "out" / "a2a_binding" / "routes.py").is_file()
     assert f"{'out'} is up to date" in quick.stderr
@@ -58,7 +61,6 @@ def test_pre_commit_hook_checks_the_generated_package(tmp_path: Path) -> None:
         pytest.skip(
             "pre-commit is not installed next to the test interpreter (a dev dependency)"
         )
-    proto = spec_proto("v1.0.1")
     # The hook repository: this checkout as committed in a clone of its own.
     hooks = source_copy(tmp_path / "hooks")
     _git(hooks, "init", "-q")
@@ -71,19 +73,23 @@ def test_pre_commit_hook_checks_the_generated_package(tmp_path: Path) -> None:
         text=True,
         check=True,
     ).stdout.strip()
-    # A user's repository with a proto and its committed output.
+    # A user's repository with a proto (the A2A proto a2a-sdk ships, written out),
+    # its committed output and the README's configuration.
     user = tmp_path / "user"
-    (user / "spec").mkdir(parents=True)
-    shutil.copy(proto, user / "spec" / "a2a.proto")
+    sdk_proto(user / "spec", "1.0")
+    config = block("pre-commit-config")
+    listed = re.search(r"args: \[(.*)\]", config)
+    assert listed is not None, config
+    args = [a.strip() for a in listed.group(1).split(",")]
     cli = shutil.which("a2a-codegen", path=str(Path(sys.executable).parent))
     assert cli
-    args = ["spec/a2a.proto", "-o", "src/vendor", "--module", "a2a_binding"]
     subprocess.run(
         [cli, "generate", *args], cwd=user, check=True, capture_output=True, timeout=300
     )
     (user / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: a2a-codegen-check\n"
-        f"        args: [{', '.join(args)}]\n"
+        config.replace("<URL or path of this repository>", str(hooks)).replace(
+            "<commit or tag>", rev
+        )
     )
     _git(user, "init", "-q")
     _git(user, "add", "-A")

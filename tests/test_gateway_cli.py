@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -37,7 +38,8 @@ from codegen.gateway import (
 )
 from codegen.plugin import generate
 
-from .conftest import compile_request, spec_proto
+from .conftest import compile_request
+from .docs import block
 from .servers import GrpcServer
 from .test_any_service import LIBRARY, library_service
 from .test_any_service import generated  # noqa: F401  (the fixture: library_pb2)
@@ -140,7 +142,12 @@ def gateway_process(
         yield base
     finally:
         process.send_signal(stop)
-        _, stderr = process.communicate(timeout=30)
+        try:
+            _, stderr = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:  # never left running after the test
+            process.kill()
+            process.communicate()
+            raise
     # SIGTERM ends it as SystemExit(143); Ctrl-C is a stop to uvicorn.run (status 0).
     assert process.returncode == (143 if stop == signal.SIGTERM else 0), stderr
     assert not serving.exists() and _package_folders(tmp) == [], stderr
@@ -210,27 +217,67 @@ def test_the_gateway_command_over_the_embedded_default(
     assert kinds["JSONRPC"][0] == kinds["HTTP+JSON"][0] == "task"
 
 
-def test_the_gateway_command_over_the_upstream_proto(
-    agent: SdkAgent, tmp_path: Path
-) -> None:
-    """A proto input: the package and protoc's ``a2a_pb2`` generated beside it."""
-    proto = spec_proto("v1.0.1")
+def _docs_args(line: str, target: str, files: dict[str, str]) -> list[str]:
+    """A gateway command of the docs as arguments: ``--target`` set to ``target``,
+    ``--port`` left out (``gateway_process`` picks a free one), the file names in
+    ``files`` replaced."""
+    words = shlex.split(line)
+    assert words[:2] == ["a2a-codegen", "gateway"], line
+    args: list[str] = []
+    rest = iter(words[2:])
+    for word in rest:
+        if word in ("--port", "--target"):
+            next(rest)  # its value
+            args += ["--target", target] if word == "--target" else []
+            continue
+        args.append(files.get(word, word))
+    return args
+
+
+def _docs_commands() -> list[str]:
+    """The gateway commands of docs/gateway.md, one a line."""
+    return block("gateway-commands").replace("\\\n", " ").splitlines()
+
+
+def test_the_readme_gateway_command(agent: SdkAgent, tmp_path: Path) -> None:
+    """As the README runs it: the embedded A2A input, a card, JSON-RPC at the root;
+    a2a-sdk's clients reach the agent through the card it serves."""
+    readme = block("gateway-command").strip()
+    assert (
+        _docs_commands()[0]
+        .replace("agent.internal", "localhost")
+        .replace("8000", "8080")
+        == readme
+    )  # the docs begin with the same command
     (tmp_path / "card.json").write_text(json.dumps(CARD))
-    with gateway_process(
-        str(proto),
-        "-I",
-        str(proto.parent),
-        "--target",
-        agent.target,
-        "--card",
-        "card.json",
-        "--public-url",
-        "https://gw.example/a2a/",
-        cwd=tmp_path,
-    ) as base:
+    with gateway_process(*_docs_args(readme, agent.target, {}), cwd=tmp_path) as base:
+        card, kinds = _through(base)
+    assert [i["url"] for i in card["supportedInterfaces"]] == [
+        "grpc://agent.internal:50051",
+        f"{base}/",
+        base,
+    ]
+    assert kinds["JSONRPC"][0] == kinds["HTTP+JSON"][0] == "task"
+
+
+def test_the_gateway_command_over_a_proto_file(
+    agent: SdkAgent, tmp_path: Path, sdk_a2a: Path
+) -> None:
+    """The docs' command with a proto input (the A2A proto, as a2a-sdk ships it): the
+    package and protoc's ``a2a_pb2`` generated beside it; the card's URLs at the public
+    URL."""
+    line = _docs_commands()[1]
+    args = _docs_args(
+        line, agent.target, {"a2a.proto": str(sdk_a2a), "spec": str(sdk_a2a.parent)}
+    )
+    public = args[args.index("--public-url") + 1]
+    prefix = args[args.index("--http-json-prefix") + 1]
+    rpc = args[args.index("--jsonrpc-path") + 1]
+    (tmp_path / "card.json").write_text(json.dumps(CARD))
+    with gateway_process(*args, cwd=tmp_path) as base:
         card = httpx.get(f"{base}/.well-known/agent-card.json", timeout=10).json()
         answer = httpx.post(
-            f"{base}/message:send",
+            f"{base}{prefix}/message:send",
             timeout=20,
             headers={"A2A-Version": "1.0"},
             json={
@@ -243,8 +290,8 @@ def test_the_gateway_command_over_the_upstream_proto(
         )
     assert [i["url"] for i in card["supportedInterfaces"]] == [
         "grpc://agent.internal:50051",
-        "https://gw.example/a2a/",
-        "https://gw.example/a2a",
+        public + rpc,
+        public + prefix,
     ]
     assert (
         answer.status_code == 200
@@ -324,9 +371,11 @@ def test_the_gateway_command_in_front_of_any_grpc_service(
 ) -> None:
     """No card, JSON-RPC off by default; the service's own routes and statuses.
     Stopped with Ctrl-C (SIGINT)."""
+    line = _docs_commands()[2]  # the docs' command for any service
+    files = {"library.proto": str(LIBRARY), "proto": str(LIBRARY.parent)}
     with (
         gateway_process(
-            *_library_args(library),
+            *_docs_args(line, library, files),
             cwd=tmp_path,
             probe="/admin/ping",
             stop=signal.SIGINT,

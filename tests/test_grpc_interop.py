@@ -49,7 +49,6 @@ from .conftest import (
     compile_request,
     mypy_strict,
     run_plugin,
-    spec_proto,
 )
 from .servers import GrpcGateway, running
 from .test_interop import _every_operation, _message
@@ -707,12 +706,12 @@ def test_the_option_serves_any_service_and_is_checked() -> None:
 
 
 def test_a_package_from_protoc_is_served_with_protocs_own_pb2_module(
-    tmp_path: Path,
+    tmp_path: Path, sdk_a2a: Path
 ) -> None:
-    """The upstream proto through the plugin (default pb2_module: ``a2a_pb2``) and
+    """An A2A proto file through the plugin (default pb2_module: ``a2a_pb2``) and
     protoc's ``--python_out``, served and called in a fresh interpreter (a2a-sdk's own
     a2a.proto would clash in protobuf's default pool)."""
-    proto = spec_proto("v1.0.1")
+    proto = sdk_a2a
     request = compile_request(proto, "grpc=true")
     response = generate(request)
     assert not response.error, response.error

@@ -27,6 +27,7 @@ from codegen.options import Options
 from codegen.render import _string_literal, black_mode, format_source, render_sources
 
 from .conftest import PROTO, ROOT, SPEC, SPEC_TAGS
+from .sdk_protos import sdk_proto
 
 MODE = black_mode()
 
@@ -340,9 +341,13 @@ def test_the_refused_inputs_are_refused() -> None:
                 _rendered(proto, "")
 
 
-def _spec_protos() -> list[Path]:
+def _spec_protos(folder: Path) -> list[Path]:
+    """The upstream A2A protos that are here (../shared), and the two a2a-sdk ships,
+    written out into ``folder`` (tests/sdk_protos.py)."""
     protos = [SPEC / tag / "a2a.proto" for tag in SPEC_TAGS]
-    return [p for p in protos if p.is_file()]
+    return [p for p in protos if p.is_file()] + [
+        sdk_proto(folder, version) for version in ("1.0", "0.3")
+    ]
 
 
 @pytest.mark.parametrize("parameter", _OPTIONS)
@@ -357,14 +362,9 @@ def test_corpus_output_is_black_stable(proto: Path, parameter: str) -> None:
 
 
 @pytest.mark.parametrize("parameter", _OPTIONS)
-def test_the_a2a_protos_need_no_black(parameter: str) -> None:
-    """Every upstream A2A proto is laid out without running black, and as black would."""
-    protos = _spec_protos()
-    if not protos:
-        pytest.skip(
-            f"upstream A2A protos are not here ({SPEC}); they live in ../shared"
-        )
-    for proto in protos:
+def test_the_a2a_protos_need_no_black(parameter: str, tmp_path: Path) -> None:
+    """Every A2A proto is laid out without running black, and as black would."""
+    for proto in _spec_protos(tmp_path):
         for module, source in _rendered(proto, parameter).items():
             formatted = layout(source)  # raises Unformattable if black were needed
             assert formatted == black_of(source), f"{proto.parent.name}: {module}"

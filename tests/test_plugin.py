@@ -72,9 +72,11 @@ TABLES = [
 ]
 
 
-def test_protoc_writes_the_tables_for_the_upstream_proto(tmp_path: Path) -> None:
+def test_protoc_writes_the_tables_for_the_a2a_proto(
+    tmp_path: Path, sdk_a2a: Path
+) -> None:
     """No option: the tables and the runtime they use, nothing of the other layers."""
-    result = protoc(spec_proto("v1.0.1"), tmp_path)
+    result = protoc(sdk_a2a, tmp_path)
     assert result.returncode == 0, result.stderr
     assert sorted(_files(tmp_path)) == TABLES
     # Overlaps are warnings on stderr, with an example path; stdout stays the protocol.
@@ -82,8 +84,8 @@ def test_protoc_writes_the_tables_for_the_upstream_proto(tmp_path: Path) -> None
     assert result.stdout == ""
 
 
-def test_protoc_writes_the_layers_asked_for(tmp_path: Path) -> None:
-    result = protoc(spec_proto("v1.0.1"), tmp_path, opt="serve=true,client=true")
+def test_protoc_writes_the_layers_asked_for(tmp_path: Path, sdk_a2a: Path) -> None:
+    result = protoc(sdk_a2a, tmp_path, opt="serve=true,client=true")
     assert result.returncode == 0, result.stderr
     assert sorted(_files(tmp_path)) == [
         "a2a_binding/__init__.py",
@@ -127,7 +129,7 @@ def test_protoc_writes_the_layers_asked_for(tmp_path: Path) -> None:
         "a2a_binding/query.py",
         "a2a_binding/routes.py",
     ]
-    served = protoc(spec_proto("v1.0.1"), tmp_path / "served", opt="serve=true")
+    served = protoc(sdk_a2a, tmp_path / "served", opt="serve=true")
     assert served.returncode == 0, served.stderr
     found = sorted(_files(tmp_path / "served"))
     assert "a2a_binding/asgi.py" in found and "a2a_binding/client.py" not in found
@@ -422,10 +424,10 @@ def test_unknown_argument_is_a_usage_error() -> None:
     assert result.returncode == 2 and "unknown argument '--frobnicate'" in result.stderr
 
 
-def test_executable_answers_as_generate_does(tmp_path: Path) -> None:
+def test_executable_answers_as_generate_does(sdk_a2a: Path) -> None:
     # The executable ends with os._exit once the response is flushed: the whole response
     # (far larger than a pipe's buffer) and every warning must be out by then.
-    request = compile_request(spec_proto("v1.0.1"), "ambiguity=warn")
+    request = compile_request(sdk_a2a, "ambiguity=warn,serve=true,client=true")
     warnings: list[str] = []
     expected = generate(request, warnings.append).SerializeToString(deterministic=True)
     result = subprocess.run(
@@ -464,10 +466,12 @@ def test_executable_collects_garbage_while_generating() -> None:
 @pytest.mark.parametrize(
     "unbuffered", [True, False], ids=["PYTHONUNBUFFERED", "buffered"]
 )
-def test_response_reaches_a_slow_non_blocking_pipe_whole(unbuffered: bool) -> None:
+def test_response_reaches_a_slow_non_blocking_pipe_whole(
+    unbuffered: bool, sdk_a2a: Path
+) -> None:
     # A non-blocking pipe takes what fits (64 KiB) and refuses the rest until its reader
     # catches up; under PYTHONUNBUFFERED stdout is raw and a write may take only part.
-    request = compile_request(spec_proto("v1.0.1"), "serve=true,client=true")
+    request = compile_request(sdk_a2a, "serve=true,client=true")
     expected = generate(request).SerializeToString(deterministic=True)
     assert len(expected) > 4 << 16  # more than the pipe takes at once, several times
     read_end, write_end = os.pipe()

@@ -146,7 +146,7 @@ def test_json_names_python_would_rewrite_stay_as_spelled(
 def test_a_type_named_like_a_messages_module_name_is_renamed(
     name: str, tmp_path: Path
 ) -> None:
-    # Was: RenderError traceback ('<name>' is defined twice). The README's rule: a
+    # Was: RenderError traceback ('<name>' is defined twice). The docs' rule: a
     # trailing "_".
     file = simple_file()
     request = file.message_type[0]

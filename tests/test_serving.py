@@ -7,7 +7,8 @@
    (``app.mount``).
 3. The client helpers (``client.prepare`` + httpx, ``read_response``, ``read_stream``)
    against a2a-sdk's own server, over both bindings.
-4. mypy --strict names the rpcs a handler class lacks; the README's snippets run.
+4. mypy --strict names the rpcs a handler class lacks (the docs' examples run in
+   tests/test_docs.py).
 5. A card built per request from the address reached, the package's OpenAPI document
    served and linked from the card, a handler's ``Unauthenticated``, live and mounted.
 """
@@ -30,7 +31,7 @@ import pytest
 from a2a.types import a2a_pb2 as pb
 from a2a.utils import errors
 
-from .conftest import GENERATED, ROOT, mypy_strict
+from .conftest import GENERATED, mypy_strict
 from .servers import running
 from .test_interop import (
     _every_operation,
@@ -704,7 +705,7 @@ def test_client_helpers_against_the_sdk_server(
         assert not_cancelable.value.kind.name == "TaskNotCancelableError"
 
 
-# ------------------------------------------------------------- typing and README
+# ------------------------------------------------------------- typing
 
 
 def _mypy(source: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
@@ -752,35 +753,6 @@ def test_mypy_names_the_rpcs_a_handler_lacks(tmp_path: Path) -> None:
     )
     assert listed is not None, result.stdout
     assert listed.group(1).split(", ") == ["get_task", "list_tasks"], result.stdout
-
-
-def _readme_snippets() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    section = text.split("## Serving and calling", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", section, re.S)
-
-
-def test_readme_snippets_run(served: str) -> None:
-    snippets = [
-        s for s in _readme_snippets() if "base_url=base_url" in s
-    ]  # the client ones
-    assert (
-        len(snippets) >= 3
-    ), "README section 'Serving and calling' lost its client snippets"
-    sys.path.insert(0, str(GENERATED))
-    try:
-        for snippet in snippets:
-            namespace: dict[str, Any] = {
-                "base_url": served + "/rest",
-                "__name__": "readme",
-            }
-            exec(
-                compile(snippet, "README.md", "exec"), namespace
-            )  # noqa: S102 - our own README
-            if "main" in namespace and asyncio.iscoroutinefunction(namespace["main"]):
-                asyncio.run(namespace["main"]())
-    finally:
-        sys.path.remove(str(GENERATED))
 
 
 def test_required_fields_are_checked_on_both_bindings(served: str) -> None:

@@ -28,12 +28,25 @@ from codegen.options import OptionError, Options
 from codegen.plugin import generate
 
 from .conftest import GENERATED, PROTO, plugin_executable, spec_proto
+from .sdk_protos import descriptor, proto_source
 
 V0_3_FILES = ["__init__.py", "messages.py", "query.py", "routes.py"]
 
 
-def _protoc(out: Path, *names: str, opt: str) -> subprocess.CompletedProcess[str]:
-    spec = spec_proto("v0.3.0").parent.parent
+@pytest.fixture(scope="module")
+def sdk_spec(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder laid out as the spec's: ``v1.0/a2a.proto`` and ``v0.3/a2a.proto``, the
+    A2A protos a2a-sdk ships (tests/sdk_protos.py), one ``-I`` above both."""
+    spec = tmp_path_factory.mktemp("spec")
+    for folder, version in (("v1.0", "1.0"), ("v0.3", "0.3")):
+        (spec / folder).mkdir()
+        (spec / folder / "a2a.proto").write_text(proto_source(descriptor(version)))
+    return spec
+
+
+def _protoc(
+    spec: Path, out: Path, *names: str, opt: str
+) -> subprocess.CompletedProcess[str]:
     out.mkdir(parents=True, exist_ok=True)
     args = [
         sys.executable,
@@ -84,12 +97,15 @@ def _http_rules(file: descriptor_pb2.FileDescriptorProto) -> set[tuple[str, str,
     return rules
 
 
-def test_protoc_writes_the_0_3_tables_beside_the_1_0_package(tmp_path: Path) -> None:
+def test_protoc_writes_the_0_3_tables_beside_the_1_0_package(
+    tmp_path: Path, sdk_spec: Path
+) -> None:
     result = _protoc(
+        sdk_spec,
         tmp_path,
-        "v1.0.0/a2a.proto",
-        "v0.3.0/a2a.proto",
-        opt="v0_3_proto=v0.3.0/a2a.proto,serve=true",
+        "v1.0/a2a.proto",
+        "v0.3/a2a.proto",
+        opt="v0_3_proto=v0.3/a2a.proto,serve=true",
     )
     assert result.returncode == 0, result.stderr
     package = tmp_path / "a2a_binding"
@@ -99,7 +115,10 @@ def test_protoc_writes_the_0_3_tables_beside_the_1_0_package(tmp_path: Path) -> 
     # The 1.0 tables are what a run without the option writes; the application
     # serves the 0.3 routes besides.
     alone = _protoc(
-        tmp_path / "alone", "v1.0.0/a2a.proto", opt="module=a2a_binding,serve=true"
+        sdk_spec,
+        tmp_path / "alone",
+        "v1.0/a2a.proto",
+        opt="module=a2a_binding,serve=true",
     )
     assert alone.returncode == 0, alone.stderr
     for path in (tmp_path / "alone" / "a2a_binding").iterdir():
@@ -112,7 +131,7 @@ def test_protoc_writes_the_0_3_tables_beside_the_1_0_package(tmp_path: Path) -> 
     # The route table is the proto's http rules (the POST alias on :subscribe besides,
     # which the A2A profile adds as for 1.0).
     file = descriptor_pb2.FileDescriptorProto()
-    request = request_from_protos([str(spec_proto("v0.3.0"))])
+    request = request_from_protos([str(sdk_spec / "v0.3" / "a2a.proto")])
     file.CopyFrom(next(f for f in request.proto_file if f.name == "a2a.proto"))
     table = {(r.rpc, r.verb, r.template) for r in routes.ROUTES if not r.alias}
     assert table == _http_rules(file)
@@ -126,11 +145,11 @@ def test_protoc_writes_the_0_3_tables_beside_the_1_0_package(tmp_path: Path) -> 
         [("historyLength", "2")],
     )
     assert ("A2A-Version", "0.3") in built.headers
-    # v0.3.0 as tagged says task/* (singular) here; a2a-sdk's copy says tasks/*.
-    matched = routes.match("POST", "/v1/task/t-1/pushNotificationConfigs")
+    # a2a-sdk's copy says tasks/* here (v0.3.0 as tagged says task/*: see below).
+    matched = routes.match("POST", "/v1/tasks/t-1/pushNotificationConfigs")
     assert matched.route.rpc == "CreateTaskPushNotificationConfig"
-    assert matched.params == {"parent": "task/t-1/pushNotificationConfigs"}
-    assert routes.match("POST", "/v1/tasks/t-1/pushNotificationConfigs") is None
+    assert matched.params == {"parent": "tasks/t-1/pushNotificationConfigs"}
+    assert routes.match("POST", "/v1/task/t-1/pushNotificationConfigs") is None
 
 
 def test_the_embedded_0_3_input_is_the_v0_3_0_proto_fixed_and_grown(
@@ -229,26 +248,26 @@ def test_committed_v0_3_package_is_what_make_generate_writes() -> None:
     ("names", "opt", "message"),
     [
         (
-            ["v1.0.0/a2a.proto"],
-            "v0_3_proto=v0.3.0/a2a.proto",
-            "option v0_3_proto=v0.3.0/a2a.proto: no such file to generate (the files are: v1.0.0/a2a.proto)",
+            ["v1.0/a2a.proto"],
+            "v0_3_proto=v0.3/a2a.proto",
+            "option v0_3_proto=v0.3/a2a.proto: no such file to generate (the files are: v1.0/a2a.proto)",
         ),
         (
-            ["v0.3.0/a2a.proto"],
-            "v0_3_proto=v0.3.0/a2a.proto",
+            ["v0.3/a2a.proto"],
+            "v0_3_proto=v0.3/a2a.proto",
             "the other files make 0 (none)",
         ),
         (
-            ["v1.0.0/a2a.proto", "v0.3.0/a2a.proto"],
+            ["v1.0/a2a.proto", "v0.3/a2a.proto"],
             "v0_3_proto=",
             "option v0_3_proto= needs a proto file name",
         ),
     ],
 )
 def test_refused_runs_write_nothing(
-    tmp_path: Path, names: list[str], opt: str, message: str
+    tmp_path: Path, sdk_spec: Path, names: list[str], opt: str, message: str
 ) -> None:
-    result = _protoc(tmp_path, *names, opt=opt)
+    result = _protoc(sdk_spec, tmp_path, *names, opt=opt)
     assert result.returncode != 0
     assert message in result.stderr
     assert list(tmp_path.iterdir()) == []
@@ -270,8 +289,8 @@ def test_a_0_3_file_without_an_a2a_service_is_refused(tmp_path: Path) -> None:
     assert not response.file
 
 
-def test_the_0_3_tables_need_exactly_one_a2a_package() -> None:
-    spec = spec_proto("v1.0.0")
+def test_the_0_3_tables_need_exactly_one_a2a_package(sdk_a2a: Path) -> None:
+    spec = sdk_a2a
     library = PROTO / "features" / "library.proto"
     two = request_from_protos([str(spec), str(library)], parameter="profile=a2a")
     response = generate(with_v0_3(two, request_from_module(V0_3_MODULE)))
@@ -314,28 +333,28 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_cli_generate_and_check_with_the_spec_protos(tmp_path: Path) -> None:
-    spec = spec_proto("v0.3.0").parent.parent
+def test_cli_generate_and_check_with_two_proto_files(
+    tmp_path: Path, sdk_spec: Path
+) -> None:
+    spec = sdk_spec
     out = tmp_path / "out"
     args = [
-        str(spec / "v1.0.0" / "a2a.proto"),
+        str(spec / "v1.0" / "a2a.proto"),
         "-I",
         str(spec),
         "--v0-3",
-        str(spec / "v0.3.0" / "a2a.proto"),
+        str(spec / "v0.3" / "a2a.proto"),
     ]
     written = _cli("generate", *args, "-o", str(out))
     assert written.returncode == 0, written.stderr
     assert (
         sorted(p.name for p in (out / "a2a_binding" / "v0_3").iterdir()) == V0_3_FILES
     )
-    assert (
-        "v0.3.0/a2a.proto" in (out / "a2a_binding" / "v0_3" / "routes.py").read_text()
-    )
+    assert "v0.3/a2a.proto" in (out / "a2a_binding" / "v0_3" / "routes.py").read_text()
     assert _cli("check", *args, "-o", str(out)).returncode == 0
     listed = _cli("routes", *args)
     assert listed.returncode == 0, listed.stderr
-    assert "a2a_binding (v0.3.0/a2a.proto): 11 routes" in listed.stdout
+    assert "a2a_binding (v0.3/a2a.proto): 11 routes" in listed.stdout
     assert "POST    /v1/message:send  SendMessage" in listed.stdout
     (out / "a2a_binding" / "v0_3" / "query.py").unlink()
     stale = _cli("check", *args, "-o", str(out))
@@ -344,9 +363,9 @@ def test_cli_generate_and_check_with_the_spec_protos(tmp_path: Path) -> None:
     # Without -I above both folders both files are named a2a.proto: a clear refusal.
     clash = _cli(
         "generate",
-        str(spec / "v1.0.0" / "a2a.proto"),
+        str(spec / "v1.0" / "a2a.proto"),
         "--v0-3",
-        str(spec / "v0.3.0" / "a2a.proto"),
+        str(spec / "v0.3" / "a2a.proto"),
         "-o",
         str(tmp_path / "clash"),
     )

@@ -1,4 +1,4 @@
-"""The README's wheel install, in a fresh venv: the package is ``protoc_gen_a2a`` (never a
+"""The docs' wheel install, in a fresh venv: the package is ``protoc_gen_a2a`` (never a
 top-level ``codegen``), templates ship inside, both scripts and ``python -m`` work, and
 the embedded A2A default names the extra it needs until that extra is installed."""
 
@@ -13,17 +13,8 @@ from pathlib import Path
 
 from codegen.inputs import include_paths
 
-from .conftest import ROOT, spec_proto
-
-
-def readme_block(after: str, index: int = 0) -> str:
-    """The ``index``-th ```sh block of README.md after the line containing ``after``."""
-    text = (ROOT / "README.md").read_text()
-    position = text.index(after)
-    for _ in range(index + 1):
-        start = text.index("```sh\n", position) + len("```sh\n")
-        position = text.index("```", start)
-    return text[start:position]
+from .conftest import ROOT
+from .docs import block
 
 
 def source_copy(target: Path) -> Path:
@@ -47,7 +38,7 @@ def source_copy(target: Path) -> Path:
 
 
 def bash(script: str, cwd: Path, bin_dir: Path) -> subprocess.CompletedProcess[str]:
-    """Run README commands as a user would, with ``bin_dir`` first on PATH."""
+    """Run the docs' commands as a user would, with ``bin_dir`` first on PATH."""
     env = {
         **os.environ,
         "PATH": f"{bin_dir}:/usr/bin:/bin",
@@ -64,15 +55,15 @@ def bash(script: str, cwd: Path, bin_dir: Path) -> subprocess.CompletedProcess[s
     )
 
 
-def test_wheel_from_the_readme_installs_a_working_plugin(tmp_path: Path) -> None:
-    proto = spec_proto("v1.0.1")
+def test_wheel_from_the_docs_installs_a_working_plugin(
+    tmp_path: Path, sdk_a2a: Path
+) -> None:
+    proto = sdk_a2a
     clone = source_copy(tmp_path / "clone")
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     bin_dir = env_dir / "bin"
-    build_line, install_line = (
-        readme_block("As a wheel, built in the clone").strip().splitlines()
-    )
+    build_line, install_line = block("wheel-install").strip().splitlines()
     built = bash(build_line, clone, bin_dir)
     assert built.returncode == 0, built.stdout + built.stderr
     wheel = next((clone / "dist").glob("*.whl"))
@@ -151,7 +142,7 @@ def test_wheel_from_the_readme_installs_a_working_plugin(tmp_path: Path) -> None
         and "Traceback" not in no_extra.stderr
     )
 
-    # Then the README's line, with the extra: the embedded default generates.
+    # Then the docs' line, with the extra: the embedded default generates.
     extra = bash(install_line, clone, bin_dir)
     assert extra.returncode == 0, extra.stdout + extra.stderr
     default = run(
