@@ -22,7 +22,11 @@ with atheris.instrument_imports():
 
 RPCS = sorted(jsonrpc.METHODS)
 VERBS = ["GET", "POST", "DELETE", "PUT", "PATCH", ""]
-DECLARED: tuple[type[BaseException], ...] = (routes.RouteNotFound, ValueError, jsonrpc.JsonRpcError)
+DECLARED: tuple[type[BaseException], ...] = (
+    routes.RouteNotFound,
+    ValueError,
+    jsonrpc.JsonRpcError,
+)
 
 
 def _json(data: atheris.FuzzedDataProvider) -> Any:
@@ -34,7 +38,10 @@ def _json(data: atheris.FuzzedDataProvider) -> Any:
 
 
 def _pairs(data: atheris.FuzzedDataProvider) -> list[tuple[str, str]]:
-    return [(data.ConsumeUnicode(10), data.ConsumeUnicode(20)) for _ in range(data.ConsumeIntInRange(0, 6))]
+    return [
+        (data.ConsumeUnicode(10), data.ConsumeUnicode(20))
+        for _ in range(data.ConsumeIntInRange(0, 6))
+    ]
 
 
 def test_one_input(raw: bytes) -> None:
@@ -50,10 +57,16 @@ def test_one_input(raw: bytes) -> None:
             routes.allowed_verbs(data.ConsumeUnicode(200))
         elif target == 2:
             path = data.ConsumeUnicode(120)
-            query_input: Any = data.ConsumeBytes(100) if data.ConsumeBool() else data.ConsumeUnicode(100)
+            query_input: Any = (
+                data.ConsumeBytes(100)
+                if data.ConsumeBool()
+                else data.ConsumeUnicode(100)
+            )
             if data.ConsumeBool():
                 query_input = _pairs(data)
-            routes.transcode(verb, path, query_input, _json(data) if data.ConsumeBool() else None)
+            routes.transcode(
+                verb, path, query_input, _json(data) if data.ConsumeBool() else None
+            )
         elif target == 3:
             request = _json(data)
             tenant = data.ConsumeUnicode(10) if data.ConsumeBool() else None
@@ -62,7 +75,11 @@ def test_one_input(raw: bytes) -> None:
                 assert routes.match(built.verb, built.path) is not None
         elif target == 4:
             if rpc in query.DECODERS:
-                source: Any = data.ConsumeBytes(200) if data.ConsumeBool() else data.ConsumeUnicode(200)
+                source: Any = (
+                    data.ConsumeBytes(200)
+                    if data.ConsumeBool()
+                    else data.ConsumeUnicode(200)
+                )
                 query.decode(rpc, source, unknown="reject" if data.ConsumeBool() else "ignore")  # type: ignore[call-overload]
         elif target == 5:
             request = _json(data)
@@ -70,7 +87,9 @@ def test_one_input(raw: bytes) -> None:
                 query.encode(rpc, request)  # type: ignore[call-overload]
         else:
             payload: Any = data.ConsumeBytes(400) if data.ConsumeBool() else _json(data)
-            jsonrpc.parse_request(payload, tenant=data.ConsumeUnicode(6) if data.ConsumeBool() else None)
+            jsonrpc.parse_request(
+                payload, tenant=data.ConsumeUnicode(6) if data.ConsumeBool() else None
+            )
     except DECLARED:
         pass
 

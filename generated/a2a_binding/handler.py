@@ -14,10 +14,13 @@ status, ``InvalidArgument`` for fields the handler refuses (400 / -32602 with a
 ``google.rpc.BadRequest``) and ``Unauthenticated`` for missing or wrong credentials
 (401 with ``WWW-Authenticate`` / JSON-RPC ``UNAUTHENTICATED_CODE``).
 
-A handler class that subclasses the Protocol and is marked
-``typing.final`` has every method it still lacks named by mypy --strict; a class only
-passed to ``asgi.create_app`` is reported incompatible, its missing methods listed when
-there are one or two.
+A class that subclasses ``A2AServiceHandler`` writes only the rpcs it has: every
+method has a body, which answers
+A2A's ``UnsupportedOperationError`` (HTTP+JSON 400 with reason
+``UNSUPPORTED_OPERATION``, JSON-RPC -32004, gRPC ``FAILED_PRECONDITION``),
+never an empty success. A class that does not subclass it must have every method:
+``asgi.create_app`` names those it lacks (``TypeError``), and mypy --strict calls it
+incompatible.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from collections.abc import AsyncIterator
 from typing import Protocol
 
 from . import messages
+from ._errors import A2AError
 from ._failure import UNAUTHENTICATED_CODE, InvalidArgument, Unauthenticated
 from ._request import CallContext
 from ._status import RpcError
@@ -47,43 +51,60 @@ class A2AServiceHandler(Protocol):
         self, request: messages.SendMessageRequest, context: CallContext
     ) -> messages.SendMessageResponse:
         """The SendMessage rpc."""
-        ...
+        raise A2AError(
+            "UnsupportedOperationError", "SendMessage is not supported by this agent"
+        )
 
     def send_streaming_message(
         self, request: messages.SendMessageRequest, context: CallContext
     ) -> AsyncIterator[messages.StreamResponse]:
         """The SendStreamingMessage rpc."""
-        ...
+        raise A2AError(
+            "UnsupportedOperationError",
+            "SendStreamingMessage is not supported by this agent",
+        )
 
     async def get_task(
         self, request: messages.GetTaskRequest, context: CallContext
     ) -> messages.Task:
         """The GetTask rpc."""
-        ...
+        raise A2AError(
+            "UnsupportedOperationError", "GetTask is not supported by this agent"
+        )
 
     async def list_tasks(
         self, request: messages.ListTasksRequest, context: CallContext
     ) -> messages.ListTasksResponse:
         """The ListTasks rpc."""
-        ...
+        raise A2AError(
+            "UnsupportedOperationError", "ListTasks is not supported by this agent"
+        )
 
     async def cancel_task(
         self, request: messages.CancelTaskRequest, context: CallContext
     ) -> messages.Task:
         """The CancelTask rpc."""
-        ...
+        raise A2AError(
+            "UnsupportedOperationError", "CancelTask is not supported by this agent"
+        )
 
     def subscribe_to_task(
         self, request: messages.SubscribeToTaskRequest, context: CallContext
     ) -> AsyncIterator[messages.StreamResponse]:
         """The SubscribeToTask rpc."""
-        ...
+        raise A2AError(
+            "UnsupportedOperationError",
+            "SubscribeToTask is not supported by this agent",
+        )
 
     async def create_task_push_notification_config(
         self, request: messages.TaskPushNotificationConfig, context: CallContext
     ) -> messages.TaskPushNotificationConfig:
         """The CreateTaskPushNotificationConfig rpc."""
-        ...
+        raise A2AError(
+            "UnsupportedOperationError",
+            "CreateTaskPushNotificationConfig is not supported by this agent",
+        )
 
     async def get_task_push_notification_config(
         self,
@@ -91,7 +112,10 @@ class A2AServiceHandler(Protocol):
         context: CallContext,
     ) -> messages.TaskPushNotificationConfig:
         """The GetTaskPushNotificationConfig rpc."""
-        ...
+        raise A2AError(
+            "UnsupportedOperationError",
+            "GetTaskPushNotificationConfig is not supported by this agent",
+        )
 
     async def list_task_push_notification_configs(
         self,
@@ -99,13 +123,19 @@ class A2AServiceHandler(Protocol):
         context: CallContext,
     ) -> messages.ListTaskPushNotificationConfigsResponse:
         """The ListTaskPushNotificationConfigs rpc."""
-        ...
+        raise A2AError(
+            "UnsupportedOperationError",
+            "ListTaskPushNotificationConfigs is not supported by this agent",
+        )
 
     async def get_extended_agent_card(
         self, request: messages.GetExtendedAgentCardRequest, context: CallContext
     ) -> messages.AgentCard:
         """The GetExtendedAgentCard rpc."""
-        ...
+        raise A2AError(
+            "UnsupportedOperationError",
+            "GetExtendedAgentCard is not supported by this agent",
+        )
 
     async def delete_task_push_notification_config(
         self,
@@ -113,4 +143,7 @@ class A2AServiceHandler(Protocol):
         context: CallContext,
     ) -> None:
         """The DeleteTaskPushNotificationConfig rpc."""
-        ...
+        raise A2AError(
+            "UnsupportedOperationError",
+            "DeleteTaskPushNotificationConfig is not supported by this agent",
+        )
