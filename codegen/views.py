@@ -434,8 +434,9 @@ class JsonRpcView(FileView):
         )
 
     @property
-    def streaming(self) -> tuple[str, ...]:
-        return tuple(m.name for m in self.file.methods if m.server_streaming)
+    def uses_messages(self) -> bool:
+        """Some request annotation names ``messages`` (imported for type checkers)."""
+        return any("messages." in annotation for _, _, annotation in self.methods)
 
 
 class FieldRow(NamedTuple):

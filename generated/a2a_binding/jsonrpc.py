@@ -16,9 +16,8 @@ the method table.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-from . import messages
 from ._jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -39,6 +38,9 @@ from ._jsonrpc import (
 )
 from ._errors import A2A_ERRORS, A2AErrorKind
 from .routes import AGENT_CARD_PATH, ROUTES_BY_RPC, RPCS, RpcName, agent_card_tenant
+
+if TYPE_CHECKING:  # annotations only: the method table needs no message tables
+    from . import messages
 
 __all__ = [
     "A2A_ERRORS",
