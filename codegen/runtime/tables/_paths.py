@@ -420,76 +420,125 @@ def _shape_match(groups: Sequence[_ShapeGroup]) -> _ShapeMatch:
     return made
 
 
-class RouteTable(Generic[Name]):
-    """The routes of one package, their tree, and the routes a client builds for each
-    rpc.
+def _target(route: Route[Any]) -> _Target:
+    """Where ``route`` ends in the tree, with how its path values are read."""
+    captures = route.captures
+    return _Target(
+        route,
+        captures,
+        any(c.codec or "." in c.field for c in captures),
+        (
+            tuple((c.field, c.start) for c in captures)
+            if all(c.single_segment for c in captures)
+            else None
+        ),
+        tuple(tuple(c.field.split(".")) for c in captures),
+    )
 
-    Each ``Route`` carries how it is matched and built; ``tenant_variants`` maps a
-    plain route to its ``/{tenant}`` variant, and ``build`` tries an rpc's routes whose
-    ``client`` is set, in that order. ``tenant_field`` is the json name of the field
-    the tenant variants bind (``""`` when there are none). ``max_segments`` bounds the
-    segments a matching path can have. ``routes_by_rpc`` holds each rpc's routes in
-    table order. ``ValueError`` when two routes have one verb and template, a tenant
-    variant prefixes no route of its rpc, or a route a client builds has variables
-    and no pieces.
-    """
 
-    def __init__(
-        self,
-        routes: Sequence[Route[Name]],
-        *,
-        query: QueryCodecs,
-        tenant_field: str = "",
-        max_segments: int,
-        headers: Callable[[bool], list[tuple[str, str]]] | None = None,
-    ) -> None:
-        self.routes = tuple(routes)
-        by_key = {(route.verb, route.template): route for route in self.routes}
-        if len(by_key) != len(self.routes):
-            raise ValueError("two routes have one verb and template")
-        variants: dict[Route[Name], Route[Name]] = {}
-        for route in self.routes:
-            if not route.tenant:
-                continue
-            plain = by_key.get((route.verb, _without_tenant(route.template)))
-            if plain is None or plain.rpc != route.rpc or plain.tenant:
-                raise ValueError(
-                    f"{route.verb} {route.template}: a tenant variant of no route"
-                )
-            variants.setdefault(plain, route)
-        self.tenant_variants: Mapping[Route[Name], Route[Name]] = MappingProxyType(
-            variants
-        )
-        grouped: dict[str, list[Route[Name]]] = {}
-        for route in self.routes:
-            grouped.setdefault(route.rpc, []).append(route)
-        self.routes_by_rpc: Mapping[str, tuple[Route[Name], ...]] = MappingProxyType(
-            {rpc: tuple(found) for rpc, found in grouped.items()}
-        )
-        self.query = query
-        self.tenant_field = tenant_field
-        self.max_segments = max_segments
-        self.custom_verbs = frozenset(
-            r.custom_verb for r in self.routes if r.custom_verb
-        )
-        self._headers = headers
-        self._root = _Node()
-        targets = [
-            _Target(
-                route,
-                route.captures,
-                any(c.codec or "." in c.field for c in route.captures),
-                (
-                    tuple((c.field, c.start) for c in route.captures)
-                    if all(c.single_segment for c in route.captures)
-                    else None
-                ),
-                tuple(tuple(c.field.split(".")) for c in route.captures),
+def _tenant_variants(routes: Sequence[Route[Name]]) -> dict[Route[Name], Route[Name]]:
+    """Each plain route to its ``/{tenant}`` variant; ``ValueError`` when two routes
+    have one verb and template, or a tenant variant prefixes no route of its rpc."""
+    by_key = {(route.verb, route.template): route for route in routes}
+    if len(by_key) != len(routes):
+        raise ValueError("two routes have one verb and template")
+    variants: dict[Route[Name], Route[Name]] = {}
+    for route in routes:
+        if not route.tenant:
+            continue
+        plain = by_key.get((route.verb, _without_tenant(route.template)))
+        if plain is None or plain.rpc != route.rpc or plain.tenant:
+            raise ValueError(
+                f"{route.verb} {route.template}: a tenant variant of no route"
             )
-            for route in self.routes
-        ]
+        variants.setdefault(plain, route)
+    return variants
+
+
+def _client_choices(
+    routes: Sequence[Route[Name]],
+    variants: Mapping[Route[Name], Route[Name]],
+    tenant_field: str,
+) -> dict[str, tuple[_Choice, ...]]:
+    """The routes ``build`` tries for each rpc, in order, with their pieces and their
+    tenant variants'; ``ValueError`` for a route with variables and no pieces."""
+    built: dict[str, list[_Choice]] = {}
+    for route in sorted((r for r in routes if r.client >= 0), key=lambda r: r.client):
+        if route.path_fields and not route.pieces:
+            raise ValueError(f"{route.verb} {route.template}: no pieces to build")
+        pieces = route.pieces or (route.template,)
+        variant = variants.get(route)
+        tenant_pieces: Pieces = ()
+        if variant is not None:
+            tenant_pieces = variant.pieces or (
+                "/",
+                ClientPiece(tenant_field, (tenant_field,), True),
+                *(pieces if route.template != "/" else ()),
+            )
+        built.setdefault(route.rpc, []).append(
+            _Choice(route, pieces, variant, tenant_pieces)
+        )
+    return {rpc: tuple(choices) for rpc, choices in built.items()}
+
+
+def _flat_index(
+    targets: Sequence[_Target],
+) -> dict[str, dict[_Shape, _ShapeMatch]] | None:
+    """Without ``**`` a path's segment count is its routes' length: per verb, then
+    per (length, custom verb), the routes in the order the walk would reach them
+    (a literal before ``*`` at the first position where two differ), grouped by
+    where their literals are and compiled into one function (``_shape_match``),
+    so the first whose literals fit is the walk's answer, without walking. None
+    when some template has ``**`` or an empty literal (then a path with an empty
+    segment, which no ``*`` takes, could still match: the walk decides)."""
+    if any("**" in t.route.segments or "" in t.route.segments for t in targets):
+        return None
+    found: dict[str, dict[_Shape, dict[tuple[str, ...], _Target]]] = {}
+    for target in targets:
+        segments, custom_verb = target.route.segments, target.route.custom_verb
+        key: _Shape = (len(segments), custom_verb) if custom_verb else len(segments)
+        by_shape = found.setdefault(target.route.verb, {}).setdefault(key, {})
+        by_shape.setdefault(segments, target)  # first wins
+    compiled_shapes: dict[str, dict[_Shape, _ShapeMatch]] = {}
+    for verb, keys in found.items():
+        for key, shapes in keys.items():
+            groups: dict[tuple[int, ...], list[tuple[_Literals, _Target]]] = {}
+            for segments in sorted(shapes, key=_wildcards):  # stable: table order
+                positions = tuple(i for i, s in enumerate(segments) if s != "*")
+                literals = tuple(segments[i] for i in positions)
+                groups.setdefault(positions, []).append((literals, shapes[segments]))
+            compiled_shapes.setdefault(verb, {})[key] = _shape_match(
+                list(groups.items())
+            )
+    return compiled_shapes
+
+
+def _static_index(targets: Sequence[_Target]) -> dict[str, dict[str, _Target]]:
+    """The routes without a variable or a wildcard, by their whole raw path, then
+    by verb: such a route is the most specific of all for the one path that
+    matches it (a literal beats a variable wherever they differ), so that path
+    needs no split and no walk."""
+    static: dict[str, dict[str, _Target]] = {}
+    for target in targets:
+        segments = target.route.segments
+        if "*" in segments or "**" in segments:
+            continue
+        path = "/" + "/".join(segments)
+        if target.route.custom_verb:
+            path += ":" + target.route.custom_verb
+        if well_formed(path):
+            static.setdefault(path, {}).setdefault(target.route.verb, target)
+    return static
+
+
+class _Tree:
+    """The routes as a tree of segments: a literal child, a ``*`` child and a ``**``
+    child a node, and at each node the routes ending there by (custom verb, verb)."""
+
+    def __init__(self, targets: Sequence[_Target]) -> None:
+        self.root = _Node()
         for target in targets:
-            node = self._root
+            node = self.root
             for segment in target.route.segments:
                 if segment == "*":
                     node.wildcard = node.wildcard or _Node()
@@ -501,92 +550,8 @@ class RouteTable(Generic[Name]):
                     node = node.literals.setdefault(segment, _Node())
             key = (target.route.custom_verb, target.route.verb)
             node.targets.setdefault(key, target)
-        built: dict[str, list[_Choice]] = {}
-        for route in sorted(
-            (r for r in self.routes if r.client >= 0), key=lambda r: r.client
-        ):
-            if route.path_fields and not route.pieces:
-                raise ValueError(f"{route.verb} {route.template}: no pieces to build")
-            pieces = route.pieces or (route.template,)
-            variant = self.tenant_variants.get(route)
-            tenant_pieces: Pieces = ()
-            if variant is not None:
-                tenant_pieces = variant.pieces or (
-                    "/",
-                    ClientPiece(tenant_field, (tenant_field,), True),
-                    *(pieces if route.template != "/" else ()),
-                )
-            built.setdefault(route.rpc, []).append(
-                _Choice(route, pieces, variant, tenant_pieces)
-            )
-        self._client = {rpc: tuple(choices) for rpc, choices in built.items()}
-        self._flat = self._flat_index(targets)
-        self._static = self._static_index(targets)
-        table = self
 
-        class _NotFound(RouteNotFound):
-            # The error this table raises: one class per table, so that raising it
-            # sets no attribute (as Django gives each model its own DoesNotExist).
-            _table = table
-
-        _NotFound.__name__ = _NotFound.__qualname__ = "RouteNotFound"
-        self._not_found = _NotFound
-
-    @staticmethod
-    def _flat_index(
-        targets: Sequence[_Target],
-    ) -> dict[str, dict[_Shape, _ShapeMatch]] | None:
-        """Without ``**`` a path's segment count is its routes' length: per verb, then
-        per (length, custom verb), the routes in the order the walk would reach them
-        (a literal before ``*`` at the first position where two differ), grouped by
-        where their literals are and compiled into one function (``_shape_match``),
-        so the first whose literals fit is the walk's answer, without walking. None
-        when some template has ``**`` or an empty literal (then a path with an empty
-        segment, which no ``*`` takes, could still match: the walk decides)."""
-        if any("**" in t.route.segments or "" in t.route.segments for t in targets):
-            return None
-        found: dict[str, dict[_Shape, dict[tuple[str, ...], _Target]]] = {}
-        for target in targets:
-            segments, custom_verb = target.route.segments, target.route.custom_verb
-            key: _Shape = (len(segments), custom_verb) if custom_verb else len(segments)
-            by_shape = found.setdefault(target.route.verb, {}).setdefault(key, {})
-            by_shape.setdefault(segments, target)  # first wins
-        compiled_shapes: dict[str, dict[_Shape, _ShapeMatch]] = {}
-        for verb, keys in found.items():
-            for key, shapes in keys.items():
-                groups: dict[tuple[int, ...], list[tuple[_Literals, _Target]]] = {}
-                for segments in sorted(shapes, key=_wildcards):  # stable: table order
-                    positions = tuple(i for i, s in enumerate(segments) if s != "*")
-                    literals = tuple(segments[i] for i in positions)
-                    groups.setdefault(positions, []).append(
-                        (literals, shapes[segments])
-                    )
-                compiled_shapes.setdefault(verb, {})[key] = _shape_match(
-                    list(groups.items())
-                )
-        return compiled_shapes
-
-    @staticmethod
-    def _static_index(targets: Sequence[_Target]) -> dict[str, dict[str, _Target]]:
-        """The routes without a variable or a wildcard, by their whole raw path, then
-        by verb: such a route is the most specific of all for the one path that
-        matches it (a literal beats a variable wherever they differ), so that path
-        needs no split and no walk."""
-        static: dict[str, dict[str, _Target]] = {}
-        for target in targets:
-            segments = target.route.segments
-            if "*" in segments or "**" in segments:
-                continue
-            path = "/" + "/".join(segments)
-            if target.route.custom_verb:
-                path += ":" + target.route.custom_verb
-            if well_formed(path):
-                static.setdefault(path, {}).setdefault(target.route.verb, target)
-        return static
-
-    # The server side.
-
-    def _walk(
+    def walk(
         self, segments: list[str], key: tuple[str, str], verbs: set[str] | None
     ) -> _Target | None:
         """The one walk of the tree, depth first: a literal child before ``*`` before
@@ -595,7 +560,7 @@ class RouteTable(Generic[Name]):
         the targets with ``key``'s custom verb. Iterative: a branch not taken is kept in
         ``pending`` as (node, index, next choice), ``_WILDCARD`` or ``_DEEP``."""
         count = len(segments)
-        node, index = self._root, 0
+        node, index = self.root, 0
         pending: list[tuple[_Node, int, int]] = []
         while True:
             # Down: at each node take the literal child, keeping the other choices.
@@ -658,6 +623,64 @@ class RouteTable(Generic[Name]):
         )
         return None
 
+
+class RouteTable(Generic[Name]):
+    """The routes of one package, their tree, and the routes a client builds for each
+    rpc.
+
+    Each ``Route`` carries how it is matched and built; ``tenant_variants`` maps a
+    plain route to its ``/{tenant}`` variant, and ``build`` tries an rpc's routes whose
+    ``client`` is set, in that order. ``tenant_field`` is the json name of the field
+    the tenant variants bind (``""`` when there are none). ``max_segments`` bounds the
+    segments a matching path can have. ``routes_by_rpc`` holds each rpc's routes in
+    table order. ``ValueError`` when two routes have one verb and template, a tenant
+    variant prefixes no route of its rpc, or a route a client builds has variables
+    and no pieces.
+    """
+
+    def __init__(
+        self,
+        routes: Sequence[Route[Name]],
+        *,
+        query: QueryCodecs,
+        tenant_field: str = "",
+        max_segments: int,
+        headers: Callable[[bool], list[tuple[str, str]]] | None = None,
+    ) -> None:
+        self.routes = tuple(routes)
+        self.tenant_variants: Mapping[Route[Name], Route[Name]] = MappingProxyType(
+            _tenant_variants(self.routes)
+        )
+        grouped: dict[str, list[Route[Name]]] = {}
+        for route in self.routes:
+            grouped.setdefault(route.rpc, []).append(route)
+        self.routes_by_rpc: Mapping[str, tuple[Route[Name], ...]] = MappingProxyType(
+            {rpc: tuple(found) for rpc, found in grouped.items()}
+        )
+        self.query = query
+        self.tenant_field = tenant_field
+        self.max_segments = max_segments
+        self.custom_verbs = frozenset(
+            r.custom_verb for r in self.routes if r.custom_verb
+        )
+        self._headers = headers
+        targets = [_target(route) for route in self.routes]
+        self._tree = _Tree(targets)
+        self._client = _client_choices(self.routes, self.tenant_variants, tenant_field)
+        self._flat = _flat_index(targets)
+        self._static = _static_index(targets)
+        table = self
+
+        class _NotFound(RouteNotFound):
+            # The error this table raises: one class per table, so that raising it
+            # sets no attribute (as Django gives each model its own DoesNotExist).
+            _table = table
+
+        _NotFound.__name__ = _NotFound.__qualname__ = "RouteNotFound"
+        self._not_found = _NotFound
+
+    # The server side.
+
     def _match(self, verb: str, raw_path: str) -> tuple[_Target, dict[str, str]] | None:
         """The route's target and the path's values by field (``split_path`` written
         out: this runs for every request)."""
@@ -697,7 +720,7 @@ class RouteTable(Generic[Name]):
         if shapes is not None:
             routes = shapes.get(shape)
             return None if routes is None else routes(segments, escaped)
-        target = self._walk(segments, (custom_verb, verb), None)
+        target = self._tree.walk(segments, (custom_verb, verb), None)
         if target is None:
             return None
         return target, _path_values(target, segments, escaped)
@@ -745,7 +768,7 @@ class RouteTable(Generic[Name]):
             return frozenset()
         segments, custom_verb = split
         verbs: set[str] = set()
-        self._walk(segments, (custom_verb, ""), verbs)
+        self._tree.walk(segments, (custom_verb, ""), verbs)
         return frozenset(verbs)
 
     def not_found(self, verb: str, raw_path: str) -> RouteNotFound:
@@ -894,27 +917,8 @@ class RouteTable(Generic[Name]):
     ) -> HttpRequest:
         """The request for one binding: its route, or its tenant variant for a
         request with a tenant."""
-        route, pieces = choice.route, choice.pieces
         fields = dict(request)
-        tenant_field = self.tenant_field
-        if tenant_field:
-            given = fields.get(tenant_field) or ""
-            if tenant and given and tenant != given:
-                raise ValueError(
-                    f"{rpc}: tenant={tenant!r} differs from the request's "
-                    f"{tenant_field} {given!r}"
-                )
-            chosen = tenant or given
-            if chosen:
-                if choice.variant is not None:
-                    route, pieces = choice.variant, choice.variant_pieces
-                    fields[tenant_field] = chosen
-                elif tenant:
-                    raise ValueError(f"{rpc}: this rpc has no tenant route")
-            elif tenant_field in fields:
-                del fields[tenant_field]  # empty: the plain route has no tenant
-        elif tenant:
-            raise ValueError(f"{rpc}: this rpc has no tenant route")
+        route, pieces = _tenant_choice(rpc, choice, fields, tenant, self.tenant_field)
         parts: list[str] = []
         sent: dict[str, str] = {}
         for piece in pieces:
@@ -966,6 +970,38 @@ class RouteTable(Generic[Name]):
         raise ValueError(
             f"{rpc}: the path {path!r} does not route back to {route.template}{where}"
         )
+
+
+def _tenant_choice(
+    rpc: str,
+    choice: _Choice,
+    fields: dict[str, Any],
+    tenant: str | None,
+    tenant_field: str,
+) -> tuple[Route[Any], Pieces]:
+    """The route ``build`` sends and its pieces: the tenant variant when ``tenant`` is
+    given or ``fields`` (the request, changed to match) holds one, the plain route
+    otherwise. ``ValueError`` for two different tenants, or a tenant and no variant."""
+    if not tenant_field:
+        if tenant:
+            raise ValueError(f"{rpc}: this rpc has no tenant route")
+        return choice.route, choice.pieces
+    given = fields.get(tenant_field) or ""
+    if tenant and given and tenant != given:
+        raise ValueError(
+            f"{rpc}: tenant={tenant!r} differs from the request's "
+            f"{tenant_field} {given!r}"
+        )
+    chosen = tenant or given
+    if not chosen:
+        fields.pop(tenant_field, None)  # empty: the plain route has no tenant
+        return choice.route, choice.pieces
+    if choice.variant is not None:
+        fields[tenant_field] = chosen
+        return choice.variant, choice.variant_pieces
+    if tenant:
+        raise ValueError(f"{rpc}: this rpc has no tenant route")
+    return choice.route, choice.pieces
 
 
 def _without_tenant(template: str) -> str:
