@@ -859,8 +859,9 @@ def gateway(
         ) from None
     from .runtime._grpc import check_forward_headers  # grpcio: grpcio-tools needs it
 
+    check: Callable[[tuple[str, ...]], object] = check_forward_headers
     try:  # the package's Backend checks them again when the server starts
-        check_forward_headers(forward_headers)
+        check(forward_headers)
     except ValueError as exc:
         raise CliError(f"--forward-header: {exc}") from None
     from_module = not inputs["protos"] and not inputs["descriptor_set"]

@@ -162,7 +162,7 @@ def _path_codec(field: Field) -> tuple[str, str]:
 class RoutesView(FileView):
     """What ``routes.py`` prints."""
 
-    version_header = VERSION_HEADER
+    version_header: str = VERSION_HEADER
     """The header ``build`` names the protocol version in (the version is the file's
     own: the ``v0_3`` tables send ``0.3``)."""
 

@@ -59,6 +59,7 @@ from ._v0_3_rest import request_from_v1, response_to_v1
 from ._v0_3_rpc import params_from_v1, result_to_v1
 from ._v0_3_shapes import ShapeError
 from ._validate import Schema
+from ._validate_fast import validator
 from ._sse import SSE_CONTENT_TYPE
 from ._sse_parser import SseEvent, SseTooLarge, aparse_sse, parse_sse
 
@@ -237,6 +238,7 @@ class ClientBinding:
         self._jsonrpc_request = jsonrpc_request
         self._headers = headers
         self._schema = schema
+        self._validators: dict[str, Callable[[object], dict[str, Any]]] = {}
         self._methods = methods
         self.streaming = frozenset(n for n, m in methods.items() if m.server_streaming)
         self.response_bodies = {
@@ -265,7 +267,11 @@ class ClientBinding:
             method = self._methods.get(rpc)
             if self._schema is None or method is None:
                 raise ValueError(f"{rpc}: no schema to validate the request with")
-            request = self._schema.validate(method.request_type, request)
+            check = self._validators.get(rpc)
+            if check is None:
+                check = validator(self._schema, method.request_type)
+                self._validators[rpc] = check
+            request = check(request)
         base = base_url.rstrip("/")
         accept = [("Accept", SSE_CONTENT_TYPE)] if rpc in self.streaming else []
         if legacy:

@@ -542,6 +542,8 @@ class Schema:
         self._messages: dict[str, _Message] = {}
         self._enum_values = enums
         self._enums: dict[str, Callable[[object], Any]] = {}
+        # The compiled checks the serving layers make (``_validate_fast.target``).
+        self.compiled: dict[tuple[str, bool], Any] = {}
 
     def __contains__(self, message_type: object) -> bool:
         return message_type in self._rules

@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
-from weakref import WeakKeyDictionary
 
 from ._compiling import compiled
 from ._validate import _BAD, _TEXT_CHECKS, Schema, UnknownFields, _Field, _Walk
@@ -326,14 +325,10 @@ def validator(
     return validate
 
 
-_TARGETS: WeakKeyDictionary[Schema, dict[tuple[str, bool], Target]] = (
-    WeakKeyDictionary()
-)
-
-
 def target(schema: Schema, type_name: str, in_place: bool = False) -> Target:
-    """The compiled check of ``type_name`` in ``schema``, made once."""
-    targets = _TARGETS.setdefault(schema, {})
+    """The compiled check of ``type_name`` in ``schema``, made once (kept by the
+    schema, so it goes with it)."""
+    targets: dict[tuple[str, bool], Target] = schema.compiled
     found = targets.get((type_name, in_place))
     if found is None:
         found = targets[type_name, in_place] = Target(

@@ -6,6 +6,8 @@ every case it makes.)"""
 from __future__ import annotations
 
 import copy
+import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -287,3 +289,16 @@ def test_a_validator_checks_its_arguments_once_when_made() -> None:
     assert check(PLAIN) == SCHEMA.validate("t.Send", PLAIN)
     with pytest.raises(ValidationError):
         check({**PLAIN, "other": 1})
+
+
+def test_the_compiled_checks_go_with_their_schema() -> None:
+    """A schema made at run time (a package loaded and dropped) is freed with the
+    checks compiled for it: they are kept by the schema, not beside it."""
+    schema = Schema(SCHEMA._rules, SCHEMA._enum_values)
+    check = validator(schema, "t.Send")
+    assert check(copy.deepcopy(PLAIN)) == SCHEMA.validate("t.Send", PLAIN)
+    assert schema.compiled
+    gone = weakref.ref(schema)
+    del schema, check
+    gc.collect()
+    assert gone() is None
