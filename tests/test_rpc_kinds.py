@@ -233,16 +233,6 @@ def test_a_handler_of_the_protocol_types_its_request_streams(tmp_path: Path) -> 
 
         @final
         class Agent(handler.A2AServiceHandler):
-            async def send_message(
-                self, request: messages.SendMessageRequest, context: handler.CallContext
-            ) -> messages.StreamResponse:
-                return {"message": request["message"]}
-
-            async def send_streaming_message(
-                self, request: messages.SendMessageRequest, context: handler.CallContext
-            ) -> AsyncIterator[messages.StreamResponse]:
-                yield {"message": request["message"]}
-
             async def send_live_message(
                 self,
                 requests: AsyncIterator[messages.LiveRequest],
