@@ -27,10 +27,18 @@ One call, as the ASGI application serves the other two bindings:
    the message class's constructor where the answer is in canonical form); a
    server-streaming rpc's events one by one.
 
+A client-streaming or bidirectional rpc's handler gets, in place of the request, an
+async iterator of them (``_Requests``): each message is read and validated as the
+handler asks for it, as in step 2, numbered from 0; a refused one ends the call with
+its refusal (the number in the message and the fields, ``[1].message.role``) whatever
+the handler did with it. The first request is read before the handler is called, so
+that the ``CallContext``'s tenant is the first request's (none for an empty stream).
+
 ``GrpcBackend`` is the other direction: a handler whose answers come from a gRPC
 service over a channel, raising for a failed call what the serving side raised (see
 ``error_of``), so that the ASGI app in front of it is a gateway and ``GrpcBinding``
-over it a proxy. The hop is where hostile input meets grpc: a header name that must
+over it a proxy (of client streams too: ``client_stream`` and ``bidirectional`` send
+each request as it comes while the answers come back). The hop is where hostile input meets grpc: a header name that must
 never be forwarded is refused when the backend is made, a value gRPC metadata cannot
 carry is INVALID_ARGUMENT naming the header, a deadline beyond what grpc can hold is
 the longest it can, and the text of a status the service did not mean to publish
