@@ -576,6 +576,22 @@ def diff(
         sys.exit(1)
 
 
+_STREAM_COLUMN = {
+    "unary": "-",
+    "server streaming": "server",
+    "client streaming": "client",
+    "bidirectional streaming": "bidi",
+}
+"""The route table's ``stream`` column for each rpc kind (``Method.kind``)."""
+
+_STREAM_TAG = {
+    "server streaming": "server stream",
+    "client streaming": "client stream",
+    "bidirectional streaming": "bidirectional stream",
+}
+"""The tag of a streaming rpc's route where the routes are listed one a block."""
+
+
 def _route_rows(binding_file: BindingFile) -> list[dict[str, Any]]:
     rows = []
     for route in binding_file.routes:
@@ -598,6 +614,8 @@ def _route_rows(binding_file: BindingFile) -> list[dict[str, Any]]:
                 "query_fields": query,
                 "body": binding.body,
                 "server_streaming": method.server_streaming,
+                "client_streaming": method.client_streaming,
+                "kind": method.kind,
                 "tenant": binding.tenant,
                 "alias": binding.alias,
             }
@@ -657,7 +675,7 @@ def format_routes(
             ", ".join(r["path_fields"]) or "-",
             ", ".join(r["query_fields"]) or "-",
             r["body"] or "-",
-            "server" if r["server_streaming"] else "-",
+            _STREAM_COLUMN[r["kind"]],
             "yes" if r["tenant"] else "-",
             "yes" if r["alias"] else "-",
         ]
@@ -718,7 +736,7 @@ def _route_blocks(rows: list[dict[str, Any]], width: int) -> list[str]:
         tags = [
             name
             for name, on in (
-                ("server stream", r["server_streaming"]),
+                (_STREAM_TAG.get(r["kind"], ""), r["kind"] in _STREAM_TAG),
                 ("tenant", r["tenant"]),
                 ("alias", r["alias"]),
             )

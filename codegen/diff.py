@@ -48,10 +48,19 @@ from .model import Binding, BindingFile, Field, Message, Method, QueryParam, Ser
 __all__ = ["Change", "Impact", "diff_files", "format_changes", "pair_files"]
 
 
+_KIND_NOTES = {
+    "server streaming": "server streaming: answers with SSE",
+    "client streaming": "client streaming: its requests a JSON array over HTTP+JSON, "
+    "refused over JSON-RPC",
+    "bidirectional streaming": "bidirectional streaming: its requests a JSON array "
+    "over HTTP+JSON, answers with SSE, refused over JSON-RPC",
+}
+"""What each streaming kind means for a JSON peer, as ``diff`` reports it."""
+
+
 def _rpc_kind(method: Method) -> str:
-    """How the rpc answers. The model holds no client-streaming or bidirectional rpc
-    (they have no HTTP+JSON or JSON-RPC form): one that becomes so reads as removed."""
-    return "server streaming: answers with SSE" if method.server_streaming else "unary"
+    """How the rpc takes its requests and answers (``Method.kind``), for JSON peers."""
+    return _KIND_NOTES.get(method.kind, method.kind)
 
 
 def _route_list(method: Method) -> str:
@@ -84,7 +93,7 @@ def _rename_score(
         new.request.full_name, new_package
     ):
         score += 0.5
-    if old.server_streaming == new.server_streaming:
+    if old.kind == new.kind:
         score += 0.2
     return score
 
@@ -230,6 +239,15 @@ class _Bindings:
                 "now streams its response (SSE)"
                 if new.server_streaming
                 else "no longer streams its response"
+            )
+            yield self.change(old, new, state, BOTH, "rpc-streaming-changed")
+        if old.client_streaming != new.client_streaming:
+            state = (
+                "now takes a stream of requests (a JSON array over HTTP+JSON; "
+                "JSON-RPC refuses it)"
+                if new.client_streaming
+                else "no longer takes a stream of requests (one request, not a JSON "
+                "array)"
             )
             yield self.change(old, new, state, BOTH, "rpc-streaming-changed")
         if new.deprecated and not old.deprecated:

@@ -42,6 +42,7 @@ JSON = dict[str, Any]
 _A2A_CONTENT_TYPES = ("application/a2a+json", "application/json")
 _PLAIN_CONTENT_TYPES = ("application/json",)
 _EVENT_STREAM = "text/event-stream"
+_NDJSON = "application/x-ndjson"
 _OPENAPI_VERBS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 _STATUS = "google.rpc.Status"
@@ -481,11 +482,31 @@ class _Document:
             assert field is not None, binding.body  # the model checked the body field
             schema = self.field_schema(field)
             description = f"The request field {field.json_name}"
+        if method.client_streaming:
+            return self.stream_body(method, schema, description)
         return {
             "description": description + ".",
             "required": False,
             "content": {ct: {"schema": schema} for ct in self.content_types},
         }
+
+    def stream_body(self, method: Method, item: JSON, description: str) -> JSON:
+        """A client stream's body: its requests as a JSON array of ``item``, or as
+        newline-delimited JSON, one ``item`` a line (whose schema, as for the
+        event-stream answers, describes each line)."""
+        text = (
+            f"The stream of requests of this {method.kind} rpc, each: "
+            f"{description[0].lower()}{description[1:]}. A JSON array of them, or "
+            f"newline-delimited JSON ({_NDJSON}, one a line). The path and query "
+            "fields apply to every request; the call starts once the whole body is "
+            "read."
+        )
+        content: JSON = {
+            ct: {"schema": {"type": "array", "items": item}}
+            for ct in self.content_types
+        }
+        content[_NDJSON] = {"schema": item}
+        return {"description": text, "required": False, "content": content}
 
     def star_body_schema(self, request: Message, binding: Binding) -> JSON:
         top_level = {
@@ -514,6 +535,8 @@ class _Document:
                 f"A stream of {method.response.full_name} events (text/event-stream, "
                 "ids from 0); an error before the first event is answered as JSON."
             )
+            if method.client_streaming:
+                description += " The stream starts once the request body is read."
         else:
             content = {ct: {"schema": schema} for ct in self.content_types}
         responses: JSON = {"200": {"description": description, "content": content}}

@@ -30,11 +30,15 @@ class HandlerMethod(NamedTuple):
     request: str  # the request annotation, in a module that imports ``messages``
     response: str  # the response TypedDict; "None" for google.protobuf.Empty
     returns: str  # the handler method's return annotation
-    streaming: bool
+    streaming: bool  # the server streams: the method returns an async iterator
     empty: bool  # answers google.protobuf.Empty
     comment: str
     read: str  # what ``client.read_response`` returns: an empty dict's type for Empty
     types: tuple[str, str]  # the request and response message types' full names
+    # The client streams: the method takes ``requests``, an async iterator of requests.
+    client_streaming: bool = False
+    parameter: str = "request"  # the name of the handler method's first parameter
+    argument: str = ""  # its annotation: ``request``, or an async iterator of it
 
 
 class _ServingView(FileView):
@@ -50,10 +54,11 @@ class _ServingView(FileView):
             returns = f"AsyncIterator[{response}]"
         else:
             returns = response
+        request = self.request_annotation(method)
         return HandlerMethod(
             method.name,
             method.handler_name,
-            self.request_annotation(method),
+            request,
             response,
             returns,
             method.server_streaming,
@@ -61,6 +66,9 @@ class _ServingView(FileView):
             method.comment or f"The {method.name} rpc.",
             "dict[str, Any]" if empty else response,
             (method.request.full_name, method.response.full_name),
+            method.client_streaming,
+            "requests" if method.client_streaming else "request",
+            f"AsyncIterator[{request}]" if method.client_streaming else request,
         )
 
     @property
@@ -70,7 +78,10 @@ class _ServingView(FileView):
     @property
     def uses_iterator(self) -> bool:
         """Some rpc streams: the module names ``AsyncIterator``."""
-        return any(method.server_streaming for method in self.file.methods)
+        return any(
+            method.server_streaming or method.client_streaming
+            for method in self.file.methods
+        )
 
     @property
     def uses_mapping(self) -> bool:

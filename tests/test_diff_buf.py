@@ -95,10 +95,7 @@ COVERS: dict[str, set[str]] = {
     "RPC_SAME_REQUEST_TYPE": {"rpc-request-type-changed"},
     "RPC_SAME_RESPONSE_TYPE": {"rpc-response-type-changed"},
     "RPC_SAME_SERVER_STREAMING": {"rpc-streaming-changed"},
-    "RPC_SAME_CLIENT_STREAMING": {
-        "rpc-removed",
-        "rpc-added",
-    },  # client streaming has no JSON binding
+    "RPC_SAME_CLIENT_STREAMING": {"rpc-streaming-changed"},
     "FILE_SAME_PACKAGE": {"package-changed"},
 }
 BINDING = (

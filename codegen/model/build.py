@@ -136,12 +136,6 @@ class _ServiceBuilder:
             return None
         location = self.info.location(path)
         rule_path = path + (METHOD_OPTIONS, annotations_pb2.http.number)
-        if descriptor.client_streaming:
-            self.warnings.append(
-                f"{location}: rpc {descriptor.name}: client-streaming rpcs have no "
-                "HTTP+JSON or JSON-RPC form here; skipped"
-            )
-            return None
         request = self.index.message(descriptor.input_type.lstrip("."))
         response = self.index.message(descriptor.output_type.lstrip("."))
         rule = descriptor.options.Extensions[annotations_pb2.http]

@@ -268,6 +268,16 @@ class Method:
         return handler_method_name(self.name)
 
     @property
+    def kind(self) -> str:
+        """How the rpc streams, in words: ``unary``, ``server streaming``, ``client
+        streaming`` or ``bidirectional streaming``."""
+        if self.client_streaming:
+            if self.server_streaming:
+                return "bidirectional streaming"
+            return "client streaming"
+        return "server streaming" if self.server_streaming else "unary"
+
+    @property
     def has_query(self) -> bool:
         """True when some route of the rpc can carry a query string (no ``body: "*"``)."""
         return any(binding.body != "*" for binding in self.bindings)

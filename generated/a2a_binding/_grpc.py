@@ -31,10 +31,18 @@ One call, as the ASGI application serves the other two bindings:
    the message class's constructor where the answer is in canonical form); a
    server-streaming rpc's events one by one.
 
+A client-streaming or bidirectional rpc's handler gets, in place of the request, an
+async iterator of them (``_Requests``): each message is read and validated as the
+handler asks for it, as in step 2, numbered from 0; a refused one ends the call with
+its refusal (the number in the message and the fields, ``[1].message.role``) whatever
+the handler did with it. The first request is read before the handler is called, so
+that the ``CallContext``'s tenant is the first request's (none for an empty stream).
+
 ``GrpcBackend`` is the other direction: a handler whose answers come from a gRPC
 service over a channel, raising for a failed call what the serving side raised (see
 ``error_of``), so that the ASGI app in front of it is a gateway and ``GrpcBinding``
-over it a proxy. The hop is where hostile input meets grpc: a header name that must
+over it a proxy (of client streams too: ``client_stream`` and ``bidirectional`` send
+each request as it comes while the answers come back). The hop is where hostile input meets grpc: a header name that must
 never be forwarded is refused when the backend is made, a value gRPC metadata cannot
 carry is INVALID_ARGUMENT naming the header, a deadline beyond what grpc can hold is
 the longest it can, and the text of a status the service did not mean to publish
@@ -74,11 +82,12 @@ never meets another definition of them in protobuf's default pool.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from collections.abc import Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
+from collections.abc import Iterable, Mapping, Sequence
 from types import AsyncGeneratorType
 from typing import Any, NamedTuple, NoReturn, TypeAlias
 
@@ -91,7 +100,7 @@ from google.protobuf.message_factory import GetMessageClass
 from ._cancellation import DeadlineExceeded
 from ._errors import DOMAIN, ERROR_INFO_TYPE, A2AError
 from ._failure import BAD_REQUEST_TYPE, GENERIC_ERROR, Failure, InvalidArgument
-from ._failure import Failures, Refusal, Unauthenticated
+from ._failure import Failures, Refusal, Unauthenticated, numbered
 from ._jsonrpc import INVALID_REQUEST
 from ._params import NO_PARAMS, ServiceParams, VersionPolicy, read_service_params
 from ._paths import Name, Rpc
@@ -357,13 +366,14 @@ def parse_timeout(value: str) -> float:
 class GrpcMethod(NamedTuple):
     """One rpc as the binding serves it: ``rpc`` its name, ``attribute`` the handler
     method, the request and response message types (full proto names), and whether
-    the server streams."""
+    the server streams and the client streams (both: a bidirectional rpc)."""
 
     rpc: str
     attribute: str
     request_type: str
     response_type: str
     server_streaming: bool
+    client_streaming: bool = False
 
 
 class GrpcService(NamedTuple):
@@ -385,6 +395,7 @@ def services_of(rpcs: Mapping[Name, Rpc[Name]]) -> tuple[GrpcService, ...]:
                 rpc.request_type,
                 rpc.response_type,
                 rpc.server_streaming,
+                rpc.client_streaming,
             )
         )
     return tuple(GrpcService(name, tuple(found)) for name, found in grouped.items())
@@ -430,7 +441,7 @@ def _message_classes(
                 or found.input_type.full_name != method.request_type
                 or found.output_type.full_name != method.response_type
                 or found.server_streaming != method.server_streaming
-                or found.client_streaming
+                or found.client_streaming != method.client_streaming
             ):
                 raise TypeError(
                     f"{pb2_module} defines {service.name}.{method.rpc} otherwise than"
@@ -475,6 +486,92 @@ default receive limit, and the ASGI app's ``max_body_bytes``. A server whose
 
 class InvalidResponse(Exception):
     """A handler's answer that is not its response message."""
+
+
+async def _async_iterator(rpc: _Rpc, events: object) -> AsyncIterator[Any]:
+    """What a streaming handler method gave, as the async iterator of its answers:
+    an async generator, an async iterator, or an awaitable of one (an ``async def``
+    returning one); ``TypeError`` naming the rpc for anything else."""
+    if isinstance(events, Awaitable):
+        events = await events
+    if not isinstance(events, AsyncIterator):
+        raise TypeError(
+            f"{rpc.method.rpc}: the handler returned {type(events).__name__},"
+            " not an async iterator"
+        )
+    return events
+
+
+class _Requests:
+    """The requests of a client stream as its handler reads them (an async iterator
+    of dicts): each message read and validated as it arrives, as a unary request
+    is, numbered from 0. A refused one ends the iteration with ``InvalidArgument``
+    (its number in the message and the fields, see ``_failure.numbered``), and is
+    kept: the call ends with it whatever the handler made of it (``check``)."""
+
+    def __init__(
+        self, binding: GrpcBinding, rpc: _Rpc, raw: AsyncIterator[bytes]
+    ) -> None:
+        self._binding = binding
+        self._rpc = rpc
+        self._raw = raw
+        self._read: dict[str, Any] | None = None  # read by ``first``, not yet handed
+        self._ended = False
+        self.count = 0
+        """How many requests arrived (the number of the next one)."""
+        self.refused: InvalidArgument | Refusal | None = None
+        """The refusal of a request, when one was refused."""
+
+    def __aiter__(self) -> _Requests:
+        return self
+
+    async def first(self) -> dict[str, Any] | None:
+        """The first request, read ahead (and handed out first); None for an empty
+        stream."""
+        try:
+            self._read = await self.__anext__()
+        except StopAsyncIteration:
+            return None
+        return self._read
+
+    async def __anext__(self) -> dict[str, Any]:
+        if self.refused is not None:
+            raise self.refused
+        if self._read is not None:
+            found, self._read = self._read, None
+            return found
+        if self._ended:
+            raise StopAsyncIteration
+        try:
+            raw = await self._raw.__anext__()
+        except StopAsyncIteration:
+            self._ended = True
+            raise
+        index = self.count
+        self.count += 1
+        try:
+            return await self._binding._message(self._rpc, raw)
+        except (InvalidArgument, ValidationError) as exc:
+            self.refused = numbered(exc, index)
+        except Refusal as exc:  # too large: the failure as it is, the request named
+            failure = exc.failure
+            message = f"request [{index}] of the stream: {failure.message}"
+            self.refused = Refusal(failure._replace(message=message))
+        raise self.refused
+
+    def check(self) -> None:
+        """Raise the refusal of a request, if one was refused."""
+        if self.refused is not None:
+            raise self.refused
+
+
+def _cause(requests: _Requests | None, exc: BaseException) -> BaseException:
+    """What a client-streaming call ends with: the refusal of one of its requests
+    when there was one (the handler may have raised something else on meeting it),
+    else ``exc``; a cancellation or an interrupt is never replaced."""
+    if requests is None or requests.refused is None or not isinstance(exc, Exception):
+        return exc
+    return requests.refused
 
 
 # ------------------------------------------------------------------ the binding
@@ -563,28 +660,30 @@ class GrpcBinding:
         """Register every service on ``server`` (before it starts)."""
         for name, rpcs in self.services.items():
             handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
-                rpc.method.rpc: (
-                    self._streaming(rpc)
-                    if rpc.method.server_streaming
-                    else self._unary(rpc)
-                )
-                for rpc in rpcs
+                rpc.method.rpc: self._handler(rpc) for rpc in rpcs
             }
             server.add_generic_rpc_handlers(
                 (grpc.method_handlers_generic_handler(name, handlers),)
             )
 
+    def _handler(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
+        """The grpc handler of ``rpc``, by its kind."""
+        method = rpc.method
+        if method.client_streaming:
+            if method.server_streaming:
+                return self._bidirectional(rpc)
+            return self._client_streaming(rpc)
+        return self._streaming(rpc) if method.server_streaming else self._unary(rpc)
+
     # -------------------------------------------------------------------- calls
 
-    async def _request(
-        self, rpc: _Rpc, raw: bytes, context: Context
-    ) -> tuple[dict[str, Any], CallContext]:
-        """The request in canonical form and its ``CallContext``: the version is
-        checked first, since it sets what the request means; a message over
-        ``max_message_bytes`` is refused unread, and one over ``LARGE_MESSAGE_BYTES``
-        read on a worker thread. A call with a deadline has it in the headers as
-        ``grpc-timeout`` (the time left), for a ``Backend`` behind the handler to
-        pass on."""
+    def _call_head(
+        self, context: Context
+    ) -> tuple[tuple[tuple[str, str], ...], ServiceParams]:
+        """The headers and the checked service parameters of a call: the version is
+        checked before any request is read, since it sets what a request means. A
+        call with a deadline has it in the headers as ``grpc-timeout`` (the time
+        left), for a ``Backend`` behind the handler to pass on."""
         headers, versions, extensions = _metadata(context)
         remaining = context.time_remaining()
         if remaining is not None:
@@ -592,18 +691,43 @@ class GrpcBinding:
         params = NO_PARAMS
         if self._versions is not None:
             params = self._params(versions, extensions)
+        return headers, params
+
+    async def _message(self, rpc: _Rpc, raw: bytes) -> dict[str, Any]:
+        """One request message in canonical form: one over ``max_message_bytes`` is
+        refused unread, one over ``LARGE_MESSAGE_BYTES`` read on a worker thread."""
         size = len(raw)
         if size > self.max_message_bytes:
             raise Refusal(self._too_large)
         if size > LARGE_MESSAGE_BYTES:
-            request = await off_loop(self._read, rpc, raw)
-        else:
-            request = self._read(rpc, raw)
-        tenant = request.get(self.tenant_field) if self.tenant_field else None
-        context_of_call = CallContext(
-            tenant if isinstance(tenant, str) else "", "grpc", params, headers
-        )
-        return request, context_of_call
+            return await off_loop(self._read, rpc, raw)
+        return self._read(rpc, raw)
+
+    def _tenant(self, request: Mapping[str, Any] | None) -> str:
+        """The tenant field of ``request`` (``""`` for none)."""
+        if request is None or not self.tenant_field:
+            return ""
+        tenant = request.get(self.tenant_field)
+        return tenant if isinstance(tenant, str) else ""
+
+    async def _request(
+        self, rpc: _Rpc, raw: bytes, context: Context
+    ) -> tuple[dict[str, Any], CallContext]:
+        """The request in canonical form and its ``CallContext``."""
+        headers, params = self._call_head(context)
+        request = await self._message(rpc, raw)
+        return request, CallContext(self._tenant(request), "grpc", params, headers)
+
+    async def _requests(
+        self, rpc: _Rpc, raw: AsyncIterator[bytes], context: Context
+    ) -> tuple[_Requests, CallContext]:
+        """A client stream's requests and the call's ``CallContext``, whose tenant is
+        the first request's: the first is read before the handler runs (an empty
+        stream: no tenant)."""
+        headers, params = self._call_head(context)
+        requests = _Requests(self, rpc, raw)
+        first = await requests.first()
+        return requests, CallContext(self._tenant(first), "grpc", params, headers)
 
     def _read(self, rpc: _Rpc, raw: bytes) -> dict[str, Any]:
         """The request message in ``raw``, in canonical form."""
@@ -680,13 +804,7 @@ class GrpcBinding:
                 request, call_context = await self._request(rpc, raw, context)
                 events = rpc.call(request, call_context)
                 if type(events) is not AsyncGeneratorType:  # the usual case, at once
-                    if isinstance(events, Awaitable):  # ``async def`` returning one
-                        events = await events
-                    if not isinstance(events, AsyncIterator):
-                        raise TypeError(
-                            f"{rpc.method.rpc}: the handler returned"
-                            f" {type(events).__name__}, not an async iterator"
-                        )
+                    events = await _async_iterator(rpc, events)
                 try:
                     async for event in events:
                         yield self._encode(rpc, event, "yielded")
@@ -699,6 +817,41 @@ class GrpcBinding:
                 await self._abort(context, exc, rpc)
 
         return grpc.unary_stream_rpc_method_handler(call)
+
+    def _client_streaming(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
+        async def call(raw: AsyncIterator[bytes], context: Context) -> bytes:
+            requests: _Requests | None = None
+            try:
+                requests, call_context = await self._requests(rpc, raw, context)
+                answer = await rpc.call(requests, call_context)
+                requests.check()  # a refused request the handler let pass
+                return self._encode(rpc, answer, "returned")
+            except BaseException as exc:  # as in _unary
+                await self._abort(context, _cause(requests, exc), rpc)
+
+        return grpc.stream_unary_rpc_method_handler(call)
+
+    def _bidirectional(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
+        async def call(
+            raw: AsyncIterator[bytes], context: Context
+        ) -> AsyncIterator[bytes]:
+            requests: _Requests | None = None
+            try:
+                requests, call_context = await self._requests(rpc, raw, context)
+                events = await _async_iterator(rpc, rpc.call(requests, call_context))
+                try:
+                    async for event in events:
+                        requests.check()
+                        yield self._encode(rpc, event, "yielded")
+                    requests.check()
+                finally:  # as in _streaming
+                    close = getattr(events, "aclose", None)
+                    if close is not None and getattr(events, "ag_frame", 1) is not None:
+                        await close()
+            except BaseException as exc:  # as in _unary; GeneratorExit propagates
+                await self._abort(context, _cause(requests, exc), rpc)
+
+        return grpc.stream_stream_rpc_method_handler(call)
 
     # ----------------------------------------------------------------- failures
 
@@ -1017,6 +1170,20 @@ def _metadata_value(key: str, value: str) -> str:
     )
 
 
+_StreamingCall: TypeAlias = (
+    "grpc.aio.StreamUnaryCall[bytes, bytes] | grpc.aio.StreamStreamCall[bytes, bytes]"
+)
+"""A call whose requests are sent one by one."""
+
+
+def _writing(sending: Awaitable[None]) -> asyncio.Future[None]:
+    """``sending`` run beside the call that reads the answers; its exception is read
+    there, or dropped once the call is over (never logged as lost)."""
+    writer = asyncio.ensure_future(sending)
+    writer.add_done_callback(lambda done: done.cancelled() or done.exception())
+    return writer
+
+
 class _Remote(NamedTuple):
     path: str
     request_class: type[Message]
@@ -1197,3 +1364,98 @@ class GrpcBackend:
             raise self._error(error, remote) from None
         finally:
             call.cancel()  # nothing when the call is over; else the server stops too
+
+    async def client_stream(
+        self,
+        rpc: str,
+        requests: AsyncIterable[Mapping[str, Any]],
+        context: CallContext | None = None,
+    ) -> Any:
+        """The answer of client-streaming ``rpc`` to ``requests``, each sent as it
+        comes (None for ``google.protobuf.Empty``). An exception of ``requests``, or
+        a request that cannot be built, cancels the call and is raised."""
+        remote = self._remotes[rpc]
+        open_call: grpc.aio.StreamUnaryMultiCallable[bytes, bytes] = (
+            self.channel.stream_unary(remote.path)
+        )
+        call = open_call(
+            metadata=self.metadata(context), timeout=self.deadline(context)
+        )
+        writer = _writing(self._write(call, remote, requests))
+        try:
+            raw = await call
+        except (grpc.aio.AioRpcError, asyncio.CancelledError) as error:
+            raise self._stream_error(error, writer, remote)
+        finally:
+            writer.cancel()  # nothing when it is done
+        return await self._answer(remote, raw)
+
+    async def bidirectional(
+        self,
+        rpc: str,
+        requests: AsyncIterable[Mapping[str, Any]],
+        context: CallContext | None = None,
+    ) -> AsyncIterator[Any]:
+        """The answers of bidirectional ``rpc`` as they come, while ``requests`` are
+        sent as they come; leaving early cancels the call. An exception of
+        ``requests``, or a request that cannot be built, cancels the call and is
+        raised."""
+        remote = self._remotes[rpc]
+        open_call: grpc.aio.StreamStreamMultiCallable[bytes, bytes] = (
+            self.channel.stream_stream(remote.path)
+        )
+        call = open_call(
+            metadata=self.metadata(context), timeout=self.deadline(context)
+        )
+        writer = _writing(self._write(call, remote, requests))
+        try:
+            async for raw in call:
+                yield await self._answer(remote, raw)
+        except (grpc.aio.AioRpcError, asyncio.CancelledError) as error:
+            raise self._stream_error(error, writer, remote)
+        finally:
+            writer.cancel()
+            call.cancel()
+
+    async def _write(
+        self,
+        call: _StreamingCall,
+        remote: _Remote,
+        requests: AsyncIterable[Mapping[str, Any]],
+    ) -> None:
+        """Send ``requests`` on ``call``, then close the sending side. Once the call
+        is over (the service answered or failed: its status says why) nothing more is
+        sent; an exception of ``requests`` or of building one cancels the call."""
+        try:
+            async for request in requests:
+                sent = await self._sent(remote, request)
+                if call.done():
+                    return
+                try:
+                    await call.write(sent)
+                except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                    return  # the call ended meanwhile
+        except Exception:
+            call.cancel()
+            raise
+        try:
+            await call.done_writing()
+        except Exception:  # grpc's own, as the call ended meanwhile: its status tells
+            pass
+
+    def _stream_error(
+        self,
+        error: grpc.aio.AioRpcError | asyncio.CancelledError,
+        writer: asyncio.Future[None],
+        remote: _Remote,
+    ) -> BaseException:
+        """What a client-streaming call that failed raises: the exception that made
+        its requests stop (the call was cancelled for it), else what ``error_of``
+        reads from the status, else the cancellation itself."""
+        if writer.done() and not writer.cancelled():
+            failed = writer.exception()
+            if failed is not None:
+                return failed
+        if isinstance(error, grpc.aio.AioRpcError):
+            return self._error(error, remote)
+        return error

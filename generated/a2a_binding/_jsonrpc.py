@@ -62,13 +62,18 @@ RequestId = Union[str, int, float, None]
 @dataclass(frozen=True)
 class Method:
     """One JSON-RPC method: the rpc's message types, whether it streams its answer (as
-    ``text/event-stream``), and the HTTP routes of the same rpc."""
+    ``text/event-stream``), and the HTTP routes of the same rpc. ``client_streaming``:
+    the rpc takes a stream of requests, which one JSON-RPC request (one ``params``
+    object) cannot carry; it is known here, and a server refuses a call of it with an
+    error saying so (A2A's ``UnsupportedOperationError``, -32004; -32601 for a
+    service without the A2A profile)."""
 
     name: str
     request_type: str
     response_type: str
     server_streaming: bool
     routes: tuple[Route[str], ...]
+    client_streaming: bool = False
 
 
 def method_table(
@@ -84,6 +89,7 @@ def method_table(
                 rpc.response_type,
                 rpc.server_streaming,
                 routes.get(name, ()),
+                rpc.client_streaming,
             )
             for name, rpc in rpcs.items()
         }
@@ -122,13 +128,15 @@ class JsonRpcError(Exception):
 class Request:
     """A checked JSON-RPC request. ``params`` is the request message as a ProtoJSON dict
     (``{}`` when absent); a request without ``id`` is a notification; ``streaming`` is
-    True when the answer is a ``text/event-stream``."""
+    True when the answer is a ``text/event-stream``; ``client_streaming`` when the
+    method takes a stream of requests, which a server refuses over JSON-RPC."""
 
     id: RequestId
     method: str
     params: dict[str, Any] = field(default_factory=dict)
     notification: bool = False
     streaming: bool = False
+    client_streaming: bool = False
 
 
 def decode_json(payload: bytes | str) -> Any:
@@ -248,7 +256,12 @@ class JsonRpcBinding:
                 )
             params[self.tenant_field] = tenant
         return Request(
-            request_id, found.name, params, notification, found.server_streaming
+            request_id,
+            found.name,
+            params,
+            notification,
+            found.server_streaming,
+            found.client_streaming,
         )
 
     def request(

@@ -14,6 +14,7 @@ __all__ = [
     "HTTP_JSON_CONTENT_TYPE",
     "JSONRPC_ACCEPTED",
     "JSONRPC_CONTENT_TYPE",
+    "NDJSON_TYPES",
     "media_type",
 ]
 
@@ -28,6 +29,12 @@ JSONRPC_CONTENT_TYPE = "application/json"
 
 JSONRPC_ACCEPTED = frozenset({"application/json", "application/a2a+json"})
 """Media types a JSON-RPC server reads."""
+
+NDJSON_TYPES = frozenset(
+    {"application/x-ndjson", "application/ndjson", "application/jsonl"}
+)
+"""The media types of newline-delimited JSON: a client may ask a stream's answers in
+it, and send a client stream's requests in it (one message a line)."""
 
 
 def media_type(value: str | bytes | None) -> str:

@@ -81,6 +81,9 @@ class Route(Generic[Name]):
     names of the fields it binds, in order; ``body`` is ``"*"``, the json name of the body
     field, or None. ``tenant`` marks a ``/{tenant}`` variant, ``alias`` a verb the
     generator added beside the proto's own, ``deprecated`` an rpc the proto marks so.
+    ``server_streaming`` and ``client_streaming`` are the rpc's kind: a client stream's
+    body holds its requests (a JSON array, or newline-delimited JSON), each merged with
+    the path and query fields as one request is.
 
     How a server matches it: its raw ``segments`` (``*`` and ``**`` for wildcards), its
     ``custom_verb`` (``""`` for none) and its ``captures``. How a client builds it:
@@ -107,6 +110,7 @@ class Route(Generic[Name]):
     tenant: bool
     alias: bool
     deprecated: bool = False
+    client_streaming: bool = field(default=False, kw_only=True)
     segments: tuple[str, ...] = field(
         default=(), repr=False, compare=False, kw_only=True
     )
@@ -126,7 +130,8 @@ class Rpc(Generic[Name]):
     """One rpc: ``name`` as written in the proto (its JSON-RPC method name too), the
     full name of its ``service``, the full names of its request and response
     messages, whether it streams its answer, and ``method``, the name of the handler
-    method that answers it. ``route`` makes its HTTP routes."""
+    method that answers it; ``client_streaming``: it takes a stream of requests (with
+    ``server_streaming``, a bidirectional rpc). ``route`` makes its HTTP routes."""
 
     name: Name
     service: str
@@ -135,6 +140,7 @@ class Rpc(Generic[Name]):
     server_streaming: bool
     method: str
     deprecated: bool = False
+    client_streaming: bool = field(default=False, kw_only=True)
 
 
 def route(rpc: Rpc[Name], verb: str, template: str, **fields: Any) -> Route[Name]:
@@ -150,6 +156,7 @@ def route(rpc: Rpc[Name], verb: str, template: str, **fields: Any) -> Route[Name
         response_type=rpc.response_type,
         server_streaming=rpc.server_streaming,
         deprecated=rpc.deprecated,
+        client_streaming=rpc.client_streaming,
         **{**plain, "alias": False, **fields},
     )
 

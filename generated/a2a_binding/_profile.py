@@ -31,9 +31,10 @@ from ._errors import A2AError
 from ._failure import Failure, Refusal
 from ._headers import OWS, RequestHead, list_items
 from ._jsonrpc import INVALID_REQUEST
-from ._media import HTTP_JSON_CONTENT_TYPE
+from ._media import HTTP_JSON_CONTENT_TYPE, NDJSON_TYPES
 from ._responses import SSE, Framing
 from ._sse import SSE_CONTENT_TYPE, sse_frame
+from ._status import RpcError
 
 __all__ = [
     "A2A",
@@ -44,11 +45,6 @@ __all__ = [
     "Profile",
     "prefers_ndjson",
 ]
-
-NDJSON_TYPES = frozenset(
-    {"application/x-ndjson", "application/ndjson", "application/jsonl"}
-)
-"""The media types of newline-delimited JSON a client may ask a stream in."""
 
 
 def _chunk(data: bytes, error: bool) -> bytes:
@@ -114,6 +110,11 @@ class Profile:
         """What a body of a Content-Type the binding does not read raises."""
         return A2AError("ContentTypeNotSupportedError", message)
 
+    def unsupported_operation(self, message: str) -> Exception:
+        """What a call of an rpc the binding cannot carry raises (a client stream
+        over JSON-RPC): A2A's ``UnsupportedOperationError`` (-32004, HTTP 400)."""
+        return A2AError("UnsupportedOperationError", message)
+
     def framing(self, head: RequestHead) -> Framing:
         """How an HTTP+JSON stream goes out for the request with ``head``."""
         return SSE
@@ -131,6 +132,11 @@ class GatewayProfile(Profile):
     def unsupported_content_type(self, message: str) -> Exception:
         # HTTP's own answer: no gRPC code says "unsupported media type".
         return Refusal(Failure(415, "INVALID_ARGUMENT", message, INVALID_REQUEST))
+
+    def unsupported_operation(self, message: str) -> Exception:
+        # UNIMPLEMENTED, as gRPC answers a method it does not serve: -32601 and the
+        # Status in ``data`` (the message says why).
+        return RpcError("UNIMPLEMENTED", message)
 
     def framing(self, head: RequestHead) -> Framing:
         accept = [value for name, value in head.pairs if name == "accept"]

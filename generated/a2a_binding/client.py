@@ -230,7 +230,7 @@ def prepare(
 @overload
 def prepare(
     rpc: str,
-    request: Mapping[str, Any],
+    request: Mapping[str, Any] | Sequence[Mapping[str, Any]],
     *,
     base_url: str,
     binding: Binding = "http+json",
@@ -246,7 +246,7 @@ def prepare(
 
 def prepare(
     rpc: str,
-    request: Mapping[str, Any],
+    request: Mapping[str, Any] | Sequence[Mapping[str, Any]],
     *,
     base_url: str,
     binding: Binding = "http+json",
@@ -258,7 +258,8 @@ def prepare(
     version: str | None = None,
     dynamic: bool = False,
 ) -> PreparedRequest:
-    """The request to send for ``rpc`` with ``request`` (a ProtoJSON dict).
+    """The request to send for ``rpc`` with ``request`` (a ProtoJSON dict; a list of
+    them for a client-streaming or bidirectional rpc).
 
     HTTP+JSON: ``url`` is ``base_url`` without its trailing ``/``, the percent-encoded
     path and the form-encoded query; the body is the JSON of the route's body, if any.
@@ -278,6 +279,11 @@ def prepare(
 
     ``dynamic=True`` is for code that holds the rpc name in a variable: mypy then
     takes the request as any mapping (the checks at run time are the same).
+
+    A client-streaming or bidirectional rpc takes a list of requests and goes over
+    HTTP+JSON only: one JSON array of their bodies on the route the first request
+    builds (every request must build the same path and query). JSON-RPC and 0.3
+    cannot carry a stream of requests: ``ValueError``.
     """
     del dynamic  # for type checkers only
     return _CLIENT.prepare(

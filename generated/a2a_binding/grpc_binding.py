@@ -15,12 +15,15 @@ HTTP+JSON and JSON-RPC.
 Each rpc is registered as a generic handler (no ``_pb2_grpc`` module): the request is
 decoded with the message classes of ``PB2_MODULE``, handed to the handler as its
 ProtoJSON dict (validated as over HTTP) with a ``CallContext`` whose ``binding`` is
-``"grpc"`` and whose ``headers`` are the call's metadata; server-streaming rpcs stream,
-and a cancelled call (or one past its deadline) cancels the handler. Errors end the
-call with the error table's gRPC code and a ``google.rpc.Status`` in the
-``grpc-status-details-bin`` trailer. This module needs grpcio and protobuf (through
-``_grpc``, which holds the algorithms; see its docstring for the exact answers); the
-rest of the package imports only the standard library.
+``"grpc"`` and whose ``headers`` are the call's metadata; server-streaming rpcs stream;
+client-streaming and bidirectional rpcs hand the handler their requests as an async
+iterator, each validated as it arrives (an invalid one ends the call with
+INVALID_ARGUMENT), the context's tenant the first request's. A cancelled call (or one
+past its deadline) cancels the handler. Errors end the call with the error table's
+gRPC code and a ``google.rpc.Status`` in the ``grpc-status-details-bin`` trailer. This
+module needs grpcio and protobuf (through ``_grpc``, which holds the algorithms; see
+its docstring for the exact answers); the rest of the package imports only the
+standard library.
 
 ``Backend(channel)`` is a ``A2AServiceHandler`` answered by a gRPC service over
 a channel: ``asgi.create_app(Backend(channel), agent_card=card)`` is an HTTP+JSON and
@@ -66,7 +69,7 @@ service is registered."""
 
 SERVICES: tuple[GrpcService, ...] = services_of(routes.RPCS)
 """Each service and its rpcs: name, handler method, request and response message
-types, server streaming."""
+types, server and client streaming."""
 
 
 def add_to_server(

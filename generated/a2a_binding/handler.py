@@ -8,7 +8,9 @@ A server implements ``A2AServiceHandler``: one async method per rpc, named in
 snake_case, taking the request ``TypedDict`` and a ``CallContext`` (tenant, binding,
 service parameters, headers) and returning the response ``TypedDict``; a
 server-streaming rpc returns an async iterator of responses (write it as an ``async
-def`` with ``yield``); an rpc answering ``google.protobuf.Empty`` returns None. Raise
+def`` with ``yield``); an rpc answering ``google.protobuf.Empty`` returns None. A
+client-streaming or bidirectional rpc's method takes ``requests``, an async iterator of
+its requests (each validated as it arrives), in place of the one request. Raise
 ``protocol.A2AError`` for the protocol's errors, ``RpcError`` for any other gRPC
 status, ``InvalidArgument`` for fields the handler refuses (400 / -32602 with a
 ``google.rpc.BadRequest``) and ``Unauthenticated`` for missing or wrong credentials

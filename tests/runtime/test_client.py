@@ -159,6 +159,7 @@ def test_response_body_field_is_wrapped() -> None:
 
     class Method:
         server_streaming = False
+        client_streaming = False
         routes = (Route(),)
 
     client = ClientBinding(

@@ -237,6 +237,9 @@ class ClientBinding:
         self._validators: dict[str, Callable[[object], dict[str, Any]]] = {}
         self._methods = methods
         self.streaming = frozenset(n for n, m in methods.items() if m.server_streaming)
+        self.client_streaming = frozenset(
+            n for n, m in methods.items() if m.client_streaming
+        )
         self.response_bodies = {
             name: method.routes[0].response_body
             for name, method in methods.items()
@@ -246,7 +249,7 @@ class ClientBinding:
     def prepare(
         self,
         rpc: str,
-        request: Mapping[str, Any],
+        request: Mapping[str, Any] | Sequence[Mapping[str, Any]],
         *,
         base_url: str,
         binding: Binding = "http+json",
@@ -259,6 +262,19 @@ class ClientBinding:
     ) -> PreparedRequest:
         """The request for ``rpc`` (see the generated ``client.prepare``)."""
         legacy = self._legacy(version)
+        if rpc in self.client_streaming:
+            return self._prepare_stream(
+                rpc,
+                request,
+                base_url=base_url,
+                binding=binding,
+                tenant=tenant,
+                extensions=extensions,
+                validate=validate,
+                legacy=legacy,
+            )
+        if not isinstance(request, Mapping):
+            raise ValueError(f"{rpc}: the request is a dict, not a list of them")
         if validate:
             method = self._methods.get(rpc)
             if self._schema is None or method is None:
@@ -297,6 +313,70 @@ class ClientBinding:
         url = base + path if tenant_in_path and tenant else base_url
         headers = self._headers("jsonrpc", body=True, extensions=extensions)
         return PreparedRequest("POST", url, headers + accept, _json(rpc, envelope))
+
+    def _prepare_stream(
+        self,
+        rpc: str,
+        requests: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        *,
+        base_url: str,
+        binding: Binding,
+        tenant: str | None,
+        extensions: Sequence[str],
+        validate: bool,
+        legacy: bool,
+    ) -> PreparedRequest:
+        """``prepare`` for a client-streaming rpc: ``requests`` (a list of request
+        dicts) sent over HTTP+JSON as one JSON array of their bodies, on the route
+        the first builds (each must build the same path and query: they are the
+        stream's, shared by every request). JSON-RPC, whose request carries one
+        ``params`` object, and A2A 0.3 cannot carry it: ``ValueError`` saying so."""
+        if legacy or binding != "http+json":
+            carrier = "A2A 0.3" if legacy else f"the {binding} binding"
+            raise ValueError(
+                f"{rpc} takes a stream of requests, which {carrier} cannot carry:"
+                " send it over HTTP+JSON (or gRPC)"
+            )
+        if isinstance(requests, Mapping) or not isinstance(requests, Sequence):
+            raise ValueError(
+                f"{rpc} takes a stream of requests: give a list of request dicts"
+            )
+        if validate:
+            method = self._methods[rpc]
+            if self._schema is None:
+                raise ValueError(f"{rpc}: no schema to validate the requests with")
+            requests = [
+                self._schema.validate(method.request_type, one) for one in requests
+            ]
+        built = [self._build(rpc, one, tenant=tenant) for one in requests or ({},)]
+        first = built[0]
+        for index, other in enumerate(built):
+            if (other.verb, other.path, other.query) != (
+                first.verb,
+                first.path,
+                first.query,
+            ):
+                raise ValueError(
+                    f"{rpc}: request [{index}] goes to {other.verb} {other.path},"
+                    f" request [0] to {first.verb} {first.path}: the path and query"
+                    " fields of a stream are the same for every request"
+                )
+        url = base_url.rstrip("/") + first.path
+        if first.query:
+            url += "?" + urlencode(first.query, quote_via=quote)
+        body: bytes | None = None
+        if first.body is not None:
+            body = _json(rpc, [one.body for one in built] if requests else [])
+        elif len(built) > 1:  # a route without a body: the stream is its one request
+            raise ValueError(
+                f"{rpc}: its route {first.verb} {first.path} takes no body, so the"
+                " stream holds one request, not several"
+            )
+        headers = self._headers(
+            "http+json", body=body is not None, extensions=extensions
+        )
+        accept = [("Accept", SSE_CONTENT_TYPE)] if rpc in self.streaming else []
+        return PreparedRequest(first.verb, url, headers + accept, body)
 
     def _prepare_v0_3(
         self,

@@ -56,6 +56,21 @@ client disconnects is cancelled and not answered, as a stream is (the disconnect
 watched once the call has run 50 to 100 ms: see ``_cancellation.DisconnectWatch``), so
 that a handler calling on (a ``grpc_binding.Backend``) cancels its own call too.
 
+Client-streaming and bidirectional rpcs (``Route.client_streaming``): over HTTP+JSON
+the whole body is read first, within ``max_body_bytes``, as the stream of requests: a
+JSON array of request bodies (as Envoy's gRPC-JSON transcoder reads it), or
+newline-delimited JSON, one a line, under a Content-Type of ``NDJSON_TYPES`` (as
+grpc-gateway reads it); an empty body is an empty stream. Each element is merged with
+the path and query fields, which every request of the stream shares (as in Envoy), and
+checked as a unary request is; a refused one refuses the call before the handler runs
+(400, the request's number in the message and the fields: ``[2].message.role``). The
+handler gets an async iterator of the requests; a client-streaming call is answered as
+a unary one, a bidirectional one as a server stream. ``CallContext.tenant`` is the
+first request's (the path's when the route binds it). Over JSON-RPC such a method is
+known, and refused: one request carries one ``params`` object, not a stream of them
+(the profile's ``unsupported_operation``: A2A's ``UnsupportedOperationError``, -32004;
+UNIMPLEMENTED, -32601 with the Status in ``data``, for any other service).
+
 A handler refuses a call with :class:`Unauthenticated` (401 with ``WWW-Authenticate``
 and a ``google.rpc.Status`` UNAUTHENTICATED; JSON-RPC :data:`UNAUTHENTICATED_CODE`,
 HTTP 200 with the same ``WWW-Authenticate``) or :class:`InvalidArgument` (400
@@ -98,12 +113,12 @@ from ._failure import (
     InvalidArgument,
     Refusal,
     Unauthenticated,
-    bad_request,
     not_found,
+    numbered,
 )
 from ._cancellation import DisconnectWatch, within
 from ._headers import RequestHead
-from ._json import decode, encode
+from ._json import NotJson, decode, encode
 from ._jsonrpc import (
     INVALID_REQUEST,
     JsonRpcError,
@@ -115,6 +130,7 @@ from ._jsonrpc import (
 )
 from ._media import (
     HTTP_JSON_ACCEPTED,
+    NDJSON_TYPES,
     JSONRPC_ACCEPTED,
     JSONRPC_CONTENT_TYPE,
     media_type,
@@ -670,9 +686,7 @@ class A2AApplication:
         violations = list(self.check_request(rpc, request))
         if violations:
             described = "; ".join(f"{field}: {text}" for field, text in violations)
-            raise Refusal(
-                bad_request(f"{rpc}: invalid request: {described}", violations)
-            )
+            raise InvalidArgument(f"{rpc}: invalid request: {described}", violations)
 
     def _valid(self, rpc: str, request: dict[str, Any]) -> dict[str, Any]:
         """The request in canonical form, or ``ValidationError`` (400 / -32602);
@@ -704,10 +718,11 @@ class A2AApplication:
             )
 
     async def _call(
-        self, rpc: str, request: dict[str, Any], context: CallContext, receive: Receive
+        self, rpc: str, request: object, context: CallContext, receive: Receive
     ) -> dict[str, Any]:
-        """A unary call's answer; ``Disconnected`` when the client left while it ran
-        (the handler is cancelled)."""
+        """A unary (or client-streaming) call's answer; ``Disconnected`` when the
+        client left while it ran (the handler is cancelled). ``request``: the request,
+        or a client stream's async iterator of them."""
         call = self._methods[rpc](request, context)
         if self.call_timeout is not None:
             call = within(call, self.call_timeout)
@@ -717,7 +732,7 @@ class A2AApplication:
         return self._answer(rpc, _as_dict(result, rpc, "returned"))
 
     async def _events(
-        self, rpc: str, request: dict[str, Any], context: CallContext
+        self, rpc: str, request: object, context: CallContext
     ) -> AsyncIterator[Any]:
         events = self._methods[rpc](request, context)
         if isinstance(events, Awaitable):  # ``async def`` returning an iterator
@@ -752,33 +767,43 @@ class A2AApplication:
             )
         except Disconnected:
             return
+        streams = route.client_streaming and route.body is not None
         try:
             if body is None:
                 raise Refusal(self._too_large)
             if body:
-                self._content_type(request_head, HTTP_JSON_ACCEPTED)
+                accepted = _STREAM_ACCEPTED if streams else HTTP_JSON_ACCEPTED
+                self._content_type(request_head, accepted)
             params = self._params(request_head, scope, v0_3, read)
             checked = self.schema is not None
-            payload = decode(body, mark_duplicates=checked) if body else None
             side = self.v0_3 if v0_3 else None
             table = side.routes if side is not None else self.routes
             assert table is not None  # the route was matched in it
-            try:
-                request = table.request(
-                    found,
-                    scope.get("query_string", b""),
-                    payload,
-                    max_pairs=self.max_query_pairs,
+            request: Any
+            if streams:  # a client stream: every request read before the call
+                requests = self._stream_requests(
+                    found, table, scope, body, request_head, checked
                 )
-            except QueryError:
-                raise
-            except ValueError as exc:  # a body the route does not take
-                raise InvalidArgument(str(exc), [("", str(exc))]) from None
-            if side is not None:
-                rpc, request = side.route_request(found, request)
-            request = self._valid(rpc, request)
-            context = self._context("http+json", params, request, scope, request_head)
-            self._check(rpc, request)
+                context = self._context(
+                    "http+json",
+                    params,
+                    requests[0] if requests else found.params,
+                    scope,
+                    request_head,
+                )
+                request = _one_by_one(requests)
+            else:
+                payload = decode(body, mark_duplicates=checked) if body else None
+                request = self._request(found, table, scope, payload)
+                if side is not None:
+                    rpc, request = side.route_request(found, request)
+                request = self._valid(rpc, request)
+                context = self._context(
+                    "http+json", params, request, scope, request_head
+                )
+                self._check(rpc, request)
+                if route.client_streaming:  # no body: its one request, as a stream
+                    request = _one_by_one((request,))
             if not route.server_streaming:
                 result = await self._call(rpc, request, context, receive)
                 if side is not None:
@@ -818,6 +843,53 @@ class A2AApplication:
             log=log,
             framing=framing,
         )
+
+    def _request(
+        self, found: Match[str], table: RouteTableLike, scope: Scope, payload: object
+    ) -> dict[str, Any]:
+        """The request of ``found`` with the query and a decoded body, ``payload``."""
+        try:
+            return table.request(
+                found,
+                scope.get("query_string", b""),
+                payload,
+                max_pairs=self.max_query_pairs,
+            )
+        except QueryError:
+            raise
+        except ValueError as exc:  # a body the route does not take
+            raise InvalidArgument(str(exc), [("", str(exc))]) from None
+
+    def _stream_requests(
+        self,
+        found: Match[str],
+        table: RouteTableLike,
+        scope: Scope,
+        body: bytes,
+        head: RequestHead,
+        checked: bool,
+    ) -> list[dict[str, Any]]:
+        """The requests of a client stream, each checked as a unary request is: its
+        body one element of ``body`` (see ``_streams``), merged with the path and
+        query fields (which every request shares, as in Envoy). A refused one is
+        the call's refusal, naming its number (``_failure.numbered``)."""
+        rpc = found.route.rpc
+        bodies = _stream_bodies(
+            body, media_type(head.content_type), rpc, mark_duplicates=checked
+        )
+        requests = []
+        for index, element in enumerate(bodies):
+            try:
+                request = self._valid(rpc, self._request(found, table, scope, element))
+                self._check(rpc, request)
+            except QueryError as exc:
+                self._request(found, table, scope, None)  # the query's own: as it is
+                refused = InvalidArgument(str(exc), [exc.violation])
+                raise numbered(refused, index) from None  # a body field against it
+            except (InvalidArgument, ValidationError) as exc:
+                raise numbered(exc, index) from None
+            requests.append(request)
+        return requests
 
     # --------------------------------------------------------------------- JSON-RPC
 
@@ -859,6 +931,12 @@ class A2AApplication:
             request_id = parsed.id
             where = method = parsed.method
             params = self._params(request_head, scope, v0_3 is not None, read)
+            if parsed.client_streaming:
+                raise self.profile.unsupported_operation(
+                    f"{method} takes a stream of requests, which a JSON-RPC request"
+                    " (one params object) cannot carry: call it over gRPC or"
+                    " HTTP+JSON"
+                )
             request = parsed.params
             if side is not None and v0_3 is not None:
                 where = v0_3
@@ -936,3 +1014,67 @@ def _is_notification(envelope: object) -> bool:
 
 class InvalidResponse(Exception):
     """A handler's answer that is not its response message (``check_responses``)."""
+
+
+# ------------------------------------------------------------ client streams
+
+_STREAM_ACCEPTED = HTTP_JSON_ACCEPTED | NDJSON_TYPES
+"""The media types a client stream's body is read in (see ``_stream_bodies``)."""
+
+_BLANK = b" \t\r"
+
+
+def _stream_bodies(
+    body: bytes, media: str, rpc: str, *, mark_duplicates: bool = False
+) -> list[Any]:
+    """The request bodies in ``body`` (of media type ``media``, ``""`` for none), in
+    order; an empty body holds none. Newline-delimited JSON: each line that is not
+    blank is one JSON value (a line that is no JSON is ``InvalidArgument`` naming the
+    line and the request's number). Otherwise the body is one JSON array
+    (``NotJson`` when it is no JSON; ``InvalidArgument`` when it is other than an
+    array). ``mark_duplicates``: an object naming a key twice is a ``DuplicateKeys``,
+    which validation refuses."""
+    if not body:
+        return []
+    if media in NDJSON_TYPES:
+        found: list[Any] = []
+        for number, line in enumerate(body.split(b"\n"), 1):
+            if not line.strip(_BLANK):
+                continue
+            try:
+                found.append(decode(line, mark_duplicates=mark_duplicates))
+            except NotJson as exc:
+                where = f"[{len(found)}]"
+                raise InvalidArgument(
+                    f"request {where} of the stream (line {number} of the body) is"
+                    f" not JSON: {exc}",
+                    [(where, f"not JSON: {exc}")],
+                ) from None
+        return found
+    payload = decode(body, mark_duplicates=mark_duplicates)
+    if not isinstance(payload, list):
+        text = (
+            f"{rpc} takes a stream of requests: the body is a JSON array of them (or"
+            " one a line, with Content-Type application/x-ndjson), not"
+            f" {_json_kind(payload)}"
+        )
+        raise InvalidArgument(text, [("", text)])
+    return payload
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "null" if value is None else "a number"
+
+
+async def _one_by_one(
+    requests: Iterable[dict[str, Any]],
+) -> AsyncIterator[dict[str, Any]]:
+    """``requests`` as the async iterator a client-streaming handler reads."""
+    for request in requests:
+        yield request

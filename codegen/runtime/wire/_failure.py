@@ -50,6 +50,7 @@ __all__ = [
     "failure_of",
     "internal",
     "not_found",
+    "numbered",
 ]
 
 UNAUTHENTICATED_CODE = -31001
@@ -100,6 +101,21 @@ class InvalidArgument(ValueError):
         super().__init__(message)
         self.message = message
         self.violations = tuple(violations)
+
+
+def numbered(exc: InvalidArgument | ValidationError, index: int) -> InvalidArgument:
+    """The refusal of request ``index`` of a client stream (numbered from 0 as they
+    arrive), as the refusal of the call: the message names the request, and each
+    violation's field starts with ``[index]`` (``[2].message.parts[0].text``; ``[2]``
+    for the request itself)."""
+    where = f"[{index}]"
+    return InvalidArgument(
+        f"request {where} of the stream: {exc.message}",
+        [
+            (f"{where}.{field}" if field else where, text)
+            for field, text in exc.violations
+        ],
+    )
 
 
 class Failure(NamedTuple):
