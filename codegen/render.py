@@ -25,6 +25,7 @@ from .serving_views import AsgiView, ClientView, GrpcView, HandlerView
 from .views import (
     Call,
     FileView,
+    InitView,
     Item,
     JsonRpcView,
     MessagesView,
@@ -370,6 +371,8 @@ def _views(
         found[CLIENT_MODULE] = ClientView(binding_file)
     if pb2_module is not None:
         found[GRPC_MODULE] = GrpcView(binding_file, pb2_module)
+    modules = [name.removesuffix(".py") for name in found] + ["v0_3"] * v0_3
+    found["__init__.py"] = InitView(binding_file, modules)
     return found
 
 

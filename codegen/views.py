@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import keyword
 import unicodedata
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from .model import Binding, BindingFile, Field, Method, QueryParam, Route, query_codec
@@ -20,6 +21,7 @@ from .runtime._params import VERSION_HEADER
 __all__ = [
     "Call",
     "FileView",
+    "InitView",
     "Item",
     "JsonRpcView",
     "MessagesView",
@@ -85,6 +87,32 @@ class FileView:
         return "messages." + self.file.python_name(method.request.full_name)
 
 
+_MODULE_TEXTS = {
+    "routes": "the route table, ``match`` (server side) and ``build`` (client side).",
+    "query": "query-string codecs for the rpcs whose routes carry a query.",
+    "jsonrpc": "the JSON-RPC 2.0 method map and envelope helpers.",
+    "messages": "a ``TypedDict`` per message, with ProtoJSON field names.",
+    "handler": "the typed handler a server implements.",
+    "asgi": "the ASGI application serving HTTP+JSON and JSON-RPC.",
+    "protocol": "the A2A rules the proto does not carry (versions, errors, SSE).",
+    "client": "the client helpers: requests to send, answers read back.",
+    "grpc_binding": "the gRPC binding: ``add_to_server`` and ``Backend``.",
+    "v0_3": "the A2A 0.3 tables, beside the 1.0 ones.",
+}
+
+
+class InitView(FileView):
+    """What ``__init__.py`` prints: the package's modules, those of its layers."""
+
+    def __init__(self, file: BindingFile, modules: Iterable[str]) -> None:
+        super().__init__(file)
+        present = set(modules)
+        self.modules = tuple(
+            (name, text) for name, text in _MODULE_TEXTS.items() if name in present
+        )
+        self.grpc = "grpc_binding" in present
+
+
 class Call(NamedTuple):
     """``name(*args, **keywords)`` as the ``py`` filter prints it: ``name`` is a class
     of the runtime (fixed text), ``args`` are literals, ``keywords`` (name, literal)
@@ -140,15 +168,7 @@ class RouteView(NamedTuple):
 
 def _client_piece(name: str, json_path: tuple[str, ...], single_segment: bool) -> Call:
     """The ``ClientPiece`` row of a path field a client fills in."""
-    return Call(
-        "ClientPiece",
-        (),
-        (
-            ("name", name),
-            ("json_path", json_path),
-            ("single_segment", single_segment),
-        ),
-    )
+    return Call("ClientPiece", (name, json_path, single_segment))
 
 
 def _path_codec(field: Field) -> tuple[str, str]:
@@ -176,18 +196,16 @@ class RoutesView(FileView):
             for path_field, start, end in binding.captures:
                 codec, enum = _path_codec(path_field.field)
                 single = path_field.single_segment
-                keywords: tuple[tuple[str, object], ...] = (
-                    ("field", path_field.json_name),
-                    ("start", start),
-                    ("end", start + 1 if single else end),
-                )
+                # (field, start, end) by position, as the class orders them
+                place = (path_field.json_name, start, start + 1 if single else end)
+                keywords: tuple[tuple[str, object], ...] = ()
                 if not single:
                     keywords += (("single_segment", False),)
                 if codec:
                     keywords += (("codec", codec),) + (
                         (("enum", enum),) if enum else ()
                     )
-                captures.append(Call("Capture", (), keywords))
+                captures.append(Call("Capture", place, keywords))
             comment = method.comment if first else ""
             built = route.index in self._built
             rows.append(

@@ -113,7 +113,7 @@ def test_protoc_writes_the_0_3_tables_beside_the_1_0_package(
     assert (package / "routes.py").is_file() and (package / "_v0_3.py").is_file()
     assert not (tmp_path / "a2a_binding" / "v0_3" / "jsonrpc.py").exists()
     # The 1.0 tables are what a run without the option writes; the application
-    # serves the 0.3 routes besides.
+    # serves the 0.3 routes besides, and the package's docstring lists them.
     alone = _protoc(
         sdk_spec,
         tmp_path / "alone",
@@ -122,11 +122,16 @@ def test_protoc_writes_the_0_3_tables_beside_the_1_0_package(
     )
     assert alone.returncode == 0, alone.stderr
     for path in (tmp_path / "alone" / "a2a_binding").iterdir():
-        if path.name not in ("protocol.py", "asgi.py"):
+        if path.name not in ("protocol.py", "asgi.py", "__init__.py"):
             assert (package / path.name).read_text() == path.read_text(), path.name
     serving = "v0_3=V0_3Serving(routes_v0_3.TABLE)"
     assert serving in (package / "asgi.py").read_text()
     assert serving not in (tmp_path / "alone" / "a2a_binding" / "asgi.py").read_text()
+    assert "    v0_3: " in (package / "__init__.py").read_text()
+    assert (
+        "    v0_3: "
+        not in (tmp_path / "alone" / "a2a_binding" / "__init__.py").read_text()
+    )
     routes = _import(tmp_path, "a2a_binding.v0_3.routes")
     # The route table is the proto's http rules (the POST alias on :subscribe besides,
     # which the A2A profile adds as for 1.0).

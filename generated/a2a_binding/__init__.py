@@ -5,15 +5,20 @@
 """HTTP+JSON and JSON-RPC binding tables for lf.a2a.v1.A2AService.
 
 Modules:
-    routes:   the route table, ``match`` (server side) and ``build`` (client side).
-    query:    query-string codecs for the rpcs whose routes carry a query.
-    jsonrpc:  the JSON-RPC 2.0 method map and envelope helpers.
+    routes: the route table, ``match`` (server side) and ``build`` (client side).
+    query: query-string codecs for the rpcs whose routes carry a query.
+    jsonrpc: the JSON-RPC 2.0 method map and envelope helpers.
     messages: a ``TypedDict`` per message, with ProtoJSON field names.
-    protocol: the A2A rules the proto does not carry (versions, errors, caching, SSE).
-    _*:       the algorithms those modules run, the same in every generated package.
+    handler: the typed handler a server implements.
+    asgi: the ASGI application serving HTTP+JSON and JSON-RPC.
+    protocol: the A2A rules the proto does not carry (versions, errors, SSE).
+    client: the client helpers: requests to send, answers read back.
+    grpc_binding: the gRPC binding: ``add_to_server`` and ``Backend``.
+    v0_3: the A2A 0.3 tables, beside the 1.0 ones.
+    _*: the algorithms those modules run, the same in every generated package.
 
-Only the standard library is imported, except by the gRPC binding (``grpc_binding.py``
-and ``_grpc.py``, written with the option ``grpc=true``). Vendor this folder as it is;
+Only the standard library is imported, except by the gRPC binding (``grpc_binding``,
+``_grpc`` and ``_proto``: grpcio and protobuf). Vendor this folder as it is;
 regenerate it rather than editing it.
 """
 

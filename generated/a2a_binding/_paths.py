@@ -129,18 +129,18 @@ class Route(Generic[Name]):
 class Rpc(Generic[Name]):
     """One rpc: ``name`` as written in the proto (its JSON-RPC method name too), the
     full name of its ``service``, the full names of its request and response
-    messages, whether it streams its answer, and ``method``, the name of the handler
-    method that answers it; ``client_streaming``: it takes a stream of requests (with
-    ``server_streaming``, a bidirectional rpc). ``route`` makes its HTTP routes."""
+    messages, ``method``, the name of the handler method that answers it; whether it
+    streams its answer, takes a stream of requests (both: a bidirectional rpc), is
+    deprecated. ``route`` makes its HTTP routes."""
 
     name: Name
     service: str
     request_type: str
     response_type: str
-    server_streaming: bool
     method: str
+    server_streaming: bool = False
+    client_streaming: bool = False
     deprecated: bool = False
-    client_streaming: bool = field(default=False, kw_only=True)
 
 
 def route(rpc: Rpc[Name], verb: str, template: str, **fields: Any) -> Route[Name]:
@@ -495,13 +495,12 @@ def _client_choices(
 def _flat_index(
     targets: Sequence[_Target],
 ) -> dict[str, dict[_Shape, _ShapeMatch]] | None:
-    """Without ``**`` a path's segment count is its routes' length: per verb, then
-    per (length, custom verb), the routes in the order the walk would reach them
-    (a literal before ``*`` at the first position where two differ), grouped by
-    where their literals are and compiled into one function (``_shape_match``),
-    so the first whose literals fit is the walk's answer, without walking. None
-    when some template has ``**`` or an empty literal (then a path with an empty
-    segment, which no ``*`` takes, could still match: the walk decides)."""
+    """Without ``**`` a path's segment count is its routes' length: per verb, then per
+    (length, custom verb), the routes in the walk's order, grouped by where their
+    literals are and compiled into one function (``_shape_match``) whose first fit is
+    the walk's answer. None when some template has ``**`` or an empty literal (a path
+    with an empty segment, which no ``*`` takes, could still match: the walk decides).
+    """
     if any("**" in t.route.segments or "" in t.route.segments for t in targets):
         return None
     found: dict[str, dict[_Shape, dict[tuple[str, ...], _Target]]] = {}
@@ -993,25 +992,20 @@ def _tenant_choice(
     """The route ``build`` sends and its pieces: the tenant variant when ``tenant`` is
     given or ``fields`` (the request, changed to match) holds one, the plain route
     otherwise. ``ValueError`` for two different tenants, or a tenant and no variant."""
-    if not tenant_field:
-        if tenant:
-            raise ValueError(f"{rpc}: this rpc has no tenant route")
-        return choice.route, choice.pieces
-    given = fields.get(tenant_field) or ""
+    given = (fields.get(tenant_field) or "") if tenant_field else ""
     if tenant and given and tenant != given:
         raise ValueError(
             f"{rpc}: tenant={tenant!r} differs from the request's "
             f"{tenant_field} {given!r}"
         )
     chosen = tenant or given
-    if not chosen:
-        fields.pop(tenant_field, None)  # empty: the plain route has no tenant
-        return choice.route, choice.pieces
-    if choice.variant is not None:
+    if chosen and tenant_field and choice.variant is not None:
         fields[tenant_field] = chosen
         return choice.variant, choice.variant_pieces
     if tenant:
         raise ValueError(f"{rpc}: this rpc has no tenant route")
+    if tenant_field and not chosen:
+        fields.pop(tenant_field, None)  # empty: the plain route has no tenant
     return choice.route, choice.pieces
 
 

@@ -91,7 +91,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="lf.a2a.v1.A2AService",
             request_type="lf.a2a.v1.SendMessageRequest",
             response_type="lf.a2a.v1.SendMessageResponse",
-            server_streaming=False,
             method="send_message",
         ),
         "SendStreamingMessage": Rpc(
@@ -99,15 +98,14 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="lf.a2a.v1.A2AService",
             request_type="lf.a2a.v1.SendMessageRequest",
             response_type="lf.a2a.v1.StreamResponse",
-            server_streaming=True,
             method="send_streaming_message",
+            server_streaming=True,
         ),
         "GetTask": Rpc(
             name="GetTask",
             service="lf.a2a.v1.A2AService",
             request_type="lf.a2a.v1.GetTaskRequest",
             response_type="lf.a2a.v1.Task",
-            server_streaming=False,
             method="get_task",
         ),
         "ListTasks": Rpc(
@@ -115,7 +113,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="lf.a2a.v1.A2AService",
             request_type="lf.a2a.v1.ListTasksRequest",
             response_type="lf.a2a.v1.ListTasksResponse",
-            server_streaming=False,
             method="list_tasks",
         ),
         "CancelTask": Rpc(
@@ -123,7 +120,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="lf.a2a.v1.A2AService",
             request_type="lf.a2a.v1.CancelTaskRequest",
             response_type="lf.a2a.v1.Task",
-            server_streaming=False,
             method="cancel_task",
         ),
         "SubscribeToTask": Rpc(
@@ -131,15 +127,14 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="lf.a2a.v1.A2AService",
             request_type="lf.a2a.v1.SubscribeToTaskRequest",
             response_type="lf.a2a.v1.StreamResponse",
-            server_streaming=True,
             method="subscribe_to_task",
+            server_streaming=True,
         ),
         "CreateTaskPushNotificationConfig": Rpc(
             name="CreateTaskPushNotificationConfig",
             service="lf.a2a.v1.A2AService",
             request_type="lf.a2a.v1.TaskPushNotificationConfig",
             response_type="lf.a2a.v1.TaskPushNotificationConfig",
-            server_streaming=False,
             method="create_task_push_notification_config",
         ),
         "GetTaskPushNotificationConfig": Rpc(
@@ -147,7 +142,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="lf.a2a.v1.A2AService",
             request_type="lf.a2a.v1.GetTaskPushNotificationConfigRequest",
             response_type="lf.a2a.v1.TaskPushNotificationConfig",
-            server_streaming=False,
             method="get_task_push_notification_config",
         ),
         "ListTaskPushNotificationConfigs": Rpc(
@@ -155,7 +149,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="lf.a2a.v1.A2AService",
             request_type="lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
             response_type="lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
-            server_streaming=False,
             method="list_task_push_notification_configs",
         ),
         "GetExtendedAgentCard": Rpc(
@@ -163,7 +156,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="lf.a2a.v1.A2AService",
             request_type="lf.a2a.v1.GetExtendedAgentCardRequest",
             response_type="lf.a2a.v1.AgentCard",
-            server_streaming=False,
             method="get_extended_agent_card",
         ),
         "DeleteTaskPushNotificationConfig": Rpc(
@@ -171,7 +163,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="lf.a2a.v1.A2AService",
             request_type="lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
             response_type="google.protobuf.Empty",
-            server_streaming=False,
             method="delete_task_push_notification_config",
         ),
     }
@@ -198,7 +189,7 @@ ROUTES: tuple[Route[RpcName], ...] = (
         tenant=True,
         segments=("*", "message"),
         custom_verb="send",
-        captures=(Capture(field="tenant", start=0, end=1),),
+        captures=(Capture("tenant", 0, 1),),
     ),
     route(
         RPCS["SendStreamingMessage"],
@@ -218,7 +209,7 @@ ROUTES: tuple[Route[RpcName], ...] = (
         tenant=True,
         segments=("*", "message"),
         custom_verb="stream",
-        captures=(Capture(field="tenant", start=0, end=1),),
+        captures=(Capture("tenant", 0, 1),),
     ),
     route(
         RPCS["GetTask"],
@@ -226,11 +217,8 @@ ROUTES: tuple[Route[RpcName], ...] = (
         "/tasks/{id=*}",
         path_fields=("id",),
         segments=("tasks", "*"),
-        captures=(Capture(field="id", start=1, end=2),),
-        pieces=(
-            "/tasks/",
-            ClientPiece(name="id", json_path=("id",), single_segment=True),
-        ),
+        captures=(Capture("id", 1, 2),),
+        pieces=("/tasks/", ClientPiece("id", ("id",), True)),
         client=0,
     ),
     route(
@@ -240,10 +228,7 @@ ROUTES: tuple[Route[RpcName], ...] = (
         path_fields=("tenant", "id"),
         tenant=True,
         segments=("*", "tasks", "*"),
-        captures=(
-            Capture(field="tenant", start=0, end=1),
-            Capture(field="id", start=2, end=3),
-        ),
+        captures=(Capture("tenant", 0, 1), Capture("id", 2, 3)),
         recheck=True,
     ),
     route(
@@ -260,7 +245,7 @@ ROUTES: tuple[Route[RpcName], ...] = (
         path_fields=("tenant",),
         tenant=True,
         segments=("*", "tasks"),
-        captures=(Capture(field="tenant", start=0, end=1),),
+        captures=(Capture("tenant", 0, 1),),
         recheck=True,
     ),
     route(
@@ -271,12 +256,8 @@ ROUTES: tuple[Route[RpcName], ...] = (
         body="*",
         segments=("tasks", "*"),
         custom_verb="cancel",
-        captures=(Capture(field="id", start=1, end=2),),
-        pieces=(
-            "/tasks/",
-            ClientPiece(name="id", json_path=("id",), single_segment=True),
-            ":cancel",
-        ),
+        captures=(Capture("id", 1, 2),),
+        pieces=("/tasks/", ClientPiece("id", ("id",), True), ":cancel"),
         client=0,
     ),
     route(
@@ -288,10 +269,7 @@ ROUTES: tuple[Route[RpcName], ...] = (
         tenant=True,
         segments=("*", "tasks", "*"),
         custom_verb="cancel",
-        captures=(
-            Capture(field="tenant", start=0, end=1),
-            Capture(field="id", start=2, end=3),
-        ),
+        captures=(Capture("tenant", 0, 1), Capture("id", 2, 3)),
     ),
     route(
         RPCS["SubscribeToTask"],
@@ -300,7 +278,7 @@ ROUTES: tuple[Route[RpcName], ...] = (
         path_fields=("id",),
         segments=("tasks", "*"),
         custom_verb="subscribe",
-        captures=(Capture(field="id", start=1, end=2),),
+        captures=(Capture("id", 1, 2),),
     ),
     route(
         RPCS["SubscribeToTask"],
@@ -310,12 +288,8 @@ ROUTES: tuple[Route[RpcName], ...] = (
         alias=True,
         segments=("tasks", "*"),
         custom_verb="subscribe",
-        captures=(Capture(field="id", start=1, end=2),),
-        pieces=(
-            "/tasks/",
-            ClientPiece(name="id", json_path=("id",), single_segment=True),
-            ":subscribe",
-        ),
+        captures=(Capture("id", 1, 2),),
+        pieces=("/tasks/", ClientPiece("id", ("id",), True), ":subscribe"),
         client=0,
     ),
     route(
@@ -326,10 +300,7 @@ ROUTES: tuple[Route[RpcName], ...] = (
         tenant=True,
         segments=("*", "tasks", "*"),
         custom_verb="subscribe",
-        captures=(
-            Capture(field="tenant", start=0, end=1),
-            Capture(field="id", start=2, end=3),
-        ),
+        captures=(Capture("tenant", 0, 1), Capture("id", 2, 3)),
     ),
     route(
         RPCS["SubscribeToTask"],
@@ -340,10 +311,7 @@ ROUTES: tuple[Route[RpcName], ...] = (
         alias=True,
         segments=("*", "tasks", "*"),
         custom_verb="subscribe",
-        captures=(
-            Capture(field="tenant", start=0, end=1),
-            Capture(field="id", start=2, end=3),
-        ),
+        captures=(Capture("tenant", 0, 1), Capture("id", 2, 3)),
     ),
     route(
         RPCS["CreateTaskPushNotificationConfig"],
@@ -352,10 +320,10 @@ ROUTES: tuple[Route[RpcName], ...] = (
         path_fields=("taskId",),
         body="*",
         segments=("tasks", "*", "pushNotificationConfigs"),
-        captures=(Capture(field="taskId", start=1, end=2),),
+        captures=(Capture("taskId", 1, 2),),
         pieces=(
             "/tasks/",
-            ClientPiece(name="taskId", json_path=("taskId",), single_segment=True),
+            ClientPiece("taskId", ("taskId",), True),
             "/pushNotificationConfigs",
         ),
         client=0,
@@ -368,10 +336,7 @@ ROUTES: tuple[Route[RpcName], ...] = (
         body="*",
         tenant=True,
         segments=("*", "tasks", "*", "pushNotificationConfigs"),
-        captures=(
-            Capture(field="tenant", start=0, end=1),
-            Capture(field="taskId", start=2, end=3),
-        ),
+        captures=(Capture("tenant", 0, 1), Capture("taskId", 2, 3)),
     ),
     route(
         RPCS["GetTaskPushNotificationConfig"],
@@ -379,15 +344,12 @@ ROUTES: tuple[Route[RpcName], ...] = (
         "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
         path_fields=("taskId", "id"),
         segments=("tasks", "*", "pushNotificationConfigs", "*"),
-        captures=(
-            Capture(field="taskId", start=1, end=2),
-            Capture(field="id", start=3, end=4),
-        ),
+        captures=(Capture("taskId", 1, 2), Capture("id", 3, 4)),
         pieces=(
             "/tasks/",
-            ClientPiece(name="taskId", json_path=("taskId",), single_segment=True),
+            ClientPiece("taskId", ("taskId",), True),
             "/pushNotificationConfigs/",
-            ClientPiece(name="id", json_path=("id",), single_segment=True),
+            ClientPiece("id", ("id",), True),
         ),
         client=0,
     ),
@@ -399,9 +361,9 @@ ROUTES: tuple[Route[RpcName], ...] = (
         tenant=True,
         segments=("*", "tasks", "*", "pushNotificationConfigs", "*"),
         captures=(
-            Capture(field="tenant", start=0, end=1),
-            Capture(field="taskId", start=2, end=3),
-            Capture(field="id", start=4, end=5),
+            Capture("tenant", 0, 1),
+            Capture("taskId", 2, 3),
+            Capture("id", 4, 5),
         ),
     ),
     route(
@@ -410,10 +372,10 @@ ROUTES: tuple[Route[RpcName], ...] = (
         "/tasks/{task_id=*}/pushNotificationConfigs",
         path_fields=("taskId",),
         segments=("tasks", "*", "pushNotificationConfigs"),
-        captures=(Capture(field="taskId", start=1, end=2),),
+        captures=(Capture("taskId", 1, 2),),
         pieces=(
             "/tasks/",
-            ClientPiece(name="taskId", json_path=("taskId",), single_segment=True),
+            ClientPiece("taskId", ("taskId",), True),
             "/pushNotificationConfigs",
         ),
         client=0,
@@ -425,10 +387,7 @@ ROUTES: tuple[Route[RpcName], ...] = (
         path_fields=("tenant", "taskId"),
         tenant=True,
         segments=("*", "tasks", "*", "pushNotificationConfigs"),
-        captures=(
-            Capture(field="tenant", start=0, end=1),
-            Capture(field="taskId", start=2, end=3),
-        ),
+        captures=(Capture("tenant", 0, 1), Capture("taskId", 2, 3)),
         recheck=True,
     ),
     route(
@@ -445,7 +404,7 @@ ROUTES: tuple[Route[RpcName], ...] = (
         path_fields=("tenant",),
         tenant=True,
         segments=("*", "extendedAgentCard"),
-        captures=(Capture(field="tenant", start=0, end=1),),
+        captures=(Capture("tenant", 0, 1),),
         recheck=True,
     ),
     route(
@@ -454,15 +413,12 @@ ROUTES: tuple[Route[RpcName], ...] = (
         "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
         path_fields=("taskId", "id"),
         segments=("tasks", "*", "pushNotificationConfigs", "*"),
-        captures=(
-            Capture(field="taskId", start=1, end=2),
-            Capture(field="id", start=3, end=4),
-        ),
+        captures=(Capture("taskId", 1, 2), Capture("id", 3, 4)),
         pieces=(
             "/tasks/",
-            ClientPiece(name="taskId", json_path=("taskId",), single_segment=True),
+            ClientPiece("taskId", ("taskId",), True),
             "/pushNotificationConfigs/",
-            ClientPiece(name="id", json_path=("id",), single_segment=True),
+            ClientPiece("id", ("id",), True),
         ),
         client=0,
     ),
@@ -474,9 +430,9 @@ ROUTES: tuple[Route[RpcName], ...] = (
         tenant=True,
         segments=("*", "tasks", "*", "pushNotificationConfigs", "*"),
         captures=(
-            Capture(field="tenant", start=0, end=1),
-            Capture(field="taskId", start=2, end=3),
-            Capture(field="id", start=4, end=5),
+            Capture("tenant", 0, 1),
+            Capture("taskId", 2, 3),
+            Capture("id", 4, 5),
         ),
     ),
 )
@@ -511,16 +467,13 @@ TENANT_VARIANTS: Mapping[Route[RpcName], Route[RpcName]] = TABLE.tenant_variants
 """Each plain route mapped to its ``/{tenant}`` variant."""
 
 
-def match(verb: str, raw_path: str) -> Match[RpcName] | None:
-    """The route for ``verb`` and ``raw_path`` (the path as sent, still percent-encoded,
-    without query or fragment), or None. Never raises."""
-    return TABLE.match(verb, raw_path)
+match = TABLE.match
+"""``match(verb, raw_path)``: the route for ``verb`` and ``raw_path`` (the path as sent,
+still percent-encoded, without query or fragment), or None. Never raises."""
 
-
-def allowed_verbs(raw_path: str) -> frozenset[str]:
-    """Every HTTP verb some route accepts for ``raw_path`` (for a 405 and its Allow
-    header); empty when no route has this path."""
-    return TABLE.allowed_verbs(raw_path)
+allowed_verbs = TABLE.allowed_verbs
+"""``allowed_verbs(raw_path)``: every HTTP verb some route accepts for ``raw_path`` (for
+a 405 and its Allow header); empty when no route has this path."""
 
 
 def agent_card_tenant(raw_path: str) -> str | None:

@@ -90,7 +90,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="a2a.v1.A2AService",
             request_type="a2a.v1.SendMessageRequest",
             response_type="a2a.v1.SendMessageResponse",
-            server_streaming=False,
             method="send_message",
         ),
         "SendStreamingMessage": Rpc(
@@ -98,15 +97,14 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="a2a.v1.A2AService",
             request_type="a2a.v1.SendMessageRequest",
             response_type="a2a.v1.StreamResponse",
-            server_streaming=True,
             method="send_streaming_message",
+            server_streaming=True,
         ),
         "GetTask": Rpc(
             name="GetTask",
             service="a2a.v1.A2AService",
             request_type="a2a.v1.GetTaskRequest",
             response_type="a2a.v1.Task",
-            server_streaming=False,
             method="get_task",
         ),
         "CancelTask": Rpc(
@@ -114,7 +112,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="a2a.v1.A2AService",
             request_type="a2a.v1.CancelTaskRequest",
             response_type="a2a.v1.Task",
-            server_streaming=False,
             method="cancel_task",
         ),
         "TaskSubscription": Rpc(
@@ -122,15 +119,14 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="a2a.v1.A2AService",
             request_type="a2a.v1.TaskSubscriptionRequest",
             response_type="a2a.v1.StreamResponse",
-            server_streaming=True,
             method="task_subscription",
+            server_streaming=True,
         ),
         "CreateTaskPushNotificationConfig": Rpc(
             name="CreateTaskPushNotificationConfig",
             service="a2a.v1.A2AService",
             request_type="a2a.v1.CreateTaskPushNotificationConfigRequest",
             response_type="a2a.v1.TaskPushNotificationConfig",
-            server_streaming=False,
             method="create_task_push_notification_config",
         ),
         "GetTaskPushNotificationConfig": Rpc(
@@ -138,7 +134,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="a2a.v1.A2AService",
             request_type="a2a.v1.GetTaskPushNotificationConfigRequest",
             response_type="a2a.v1.TaskPushNotificationConfig",
-            server_streaming=False,
             method="get_task_push_notification_config",
         ),
         "ListTaskPushNotificationConfig": Rpc(
@@ -146,7 +141,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="a2a.v1.A2AService",
             request_type="a2a.v1.ListTaskPushNotificationConfigRequest",
             response_type="a2a.v1.ListTaskPushNotificationConfigResponse",
-            server_streaming=False,
             method="list_task_push_notification_config",
         ),
         "GetAgentCard": Rpc(
@@ -154,7 +148,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="a2a.v1.A2AService",
             request_type="a2a.v1.GetAgentCardRequest",
             response_type="a2a.v1.AgentCard",
-            server_streaming=False,
             method="get_agent_card",
         ),
         "DeleteTaskPushNotificationConfig": Rpc(
@@ -162,7 +155,6 @@ RPCS: Mapping[RpcName, Rpc[RpcName]] = MappingProxyType(
             service="a2a.v1.A2AService",
             request_type="a2a.v1.DeleteTaskPushNotificationConfigRequest",
             response_type="google.protobuf.Empty",
-            server_streaming=False,
             method="delete_task_push_notification_config",
         ),
     }
@@ -195,11 +187,8 @@ ROUTES: tuple[Route[RpcName], ...] = (
         "/v1/{name=tasks/*}",
         path_fields=("name",),
         segments=("v1", "tasks", "*"),
-        captures=(Capture(field="name", start=1, end=3, single_segment=False),),
-        pieces=(
-            "/v1/",
-            ClientPiece(name="name", json_path=("name",), single_segment=False),
-        ),
+        captures=(Capture("name", 1, 3, single_segment=False),),
+        pieces=("/v1/", ClientPiece("name", ("name",), False)),
         recheck=True,
         client=0,
     ),
@@ -211,12 +200,8 @@ ROUTES: tuple[Route[RpcName], ...] = (
         body="*",
         segments=("v1", "tasks", "*"),
         custom_verb="cancel",
-        captures=(Capture(field="name", start=1, end=3, single_segment=False),),
-        pieces=(
-            "/v1/",
-            ClientPiece(name="name", json_path=("name",), single_segment=False),
-            ":cancel",
-        ),
+        captures=(Capture("name", 1, 3, single_segment=False),),
+        pieces=("/v1/", ClientPiece("name", ("name",), False), ":cancel"),
         recheck=True,
         client=0,
     ),
@@ -227,7 +212,7 @@ ROUTES: tuple[Route[RpcName], ...] = (
         path_fields=("name",),
         segments=("v1", "tasks", "*"),
         custom_verb="subscribe",
-        captures=(Capture(field="name", start=1, end=3, single_segment=False),),
+        captures=(Capture("name", 1, 3, single_segment=False),),
     ),
     route(
         RPCS["TaskSubscription"],
@@ -237,12 +222,8 @@ ROUTES: tuple[Route[RpcName], ...] = (
         alias=True,
         segments=("v1", "tasks", "*"),
         custom_verb="subscribe",
-        captures=(Capture(field="name", start=1, end=3, single_segment=False),),
-        pieces=(
-            "/v1/",
-            ClientPiece(name="name", json_path=("name",), single_segment=False),
-            ":subscribe",
-        ),
+        captures=(Capture("name", 1, 3, single_segment=False),),
+        pieces=("/v1/", ClientPiece("name", ("name",), False), ":subscribe"),
         recheck=True,
         client=0,
     ),
@@ -253,11 +234,8 @@ ROUTES: tuple[Route[RpcName], ...] = (
         path_fields=("parent",),
         body="config",
         segments=("v1", "tasks", "*", "pushNotificationConfigs"),
-        captures=(Capture(field="parent", start=1, end=4, single_segment=False),),
-        pieces=(
-            "/v1/",
-            ClientPiece(name="parent", json_path=("parent",), single_segment=False),
-        ),
+        captures=(Capture("parent", 1, 4, single_segment=False),),
+        pieces=("/v1/", ClientPiece("parent", ("parent",), False)),
         recheck=True,
         client=0,
     ),
@@ -267,11 +245,8 @@ ROUTES: tuple[Route[RpcName], ...] = (
         "/v1/{name=tasks/*/pushNotificationConfigs/*}",
         path_fields=("name",),
         segments=("v1", "tasks", "*", "pushNotificationConfigs", "*"),
-        captures=(Capture(field="name", start=1, end=5, single_segment=False),),
-        pieces=(
-            "/v1/",
-            ClientPiece(name="name", json_path=("name",), single_segment=False),
-        ),
+        captures=(Capture("name", 1, 5, single_segment=False),),
+        pieces=("/v1/", ClientPiece("name", ("name",), False)),
         recheck=True,
         client=0,
     ),
@@ -281,10 +256,10 @@ ROUTES: tuple[Route[RpcName], ...] = (
         "/v1/{parent=tasks/*}/pushNotificationConfigs",
         path_fields=("parent",),
         segments=("v1", "tasks", "*", "pushNotificationConfigs"),
-        captures=(Capture(field="parent", start=1, end=3, single_segment=False),),
+        captures=(Capture("parent", 1, 3, single_segment=False),),
         pieces=(
             "/v1/",
-            ClientPiece(name="parent", json_path=("parent",), single_segment=False),
+            ClientPiece("parent", ("parent",), False),
             "/pushNotificationConfigs",
         ),
         recheck=True,
@@ -303,11 +278,8 @@ ROUTES: tuple[Route[RpcName], ...] = (
         "/v1/{name=tasks/*/pushNotificationConfigs/*}",
         path_fields=("name",),
         segments=("v1", "tasks", "*", "pushNotificationConfigs", "*"),
-        captures=(Capture(field="name", start=1, end=5, single_segment=False),),
-        pieces=(
-            "/v1/",
-            ClientPiece(name="name", json_path=("name",), single_segment=False),
-        ),
+        captures=(Capture("name", 1, 5, single_segment=False),),
+        pieces=("/v1/", ClientPiece("name", ("name",), False)),
         recheck=True,
         client=0,
     ),
@@ -340,16 +312,13 @@ ROUTES_BY_RPC: Mapping[str, tuple[Route[RpcName], ...]] = TABLE.routes_by_rpc
 """Each rpc's routes, in table order (additional bindings and tenant variants included)."""
 
 
-def match(verb: str, raw_path: str) -> Match[RpcName] | None:
-    """The route for ``verb`` and ``raw_path`` (the path as sent, still percent-encoded,
-    without query or fragment), or None. Never raises."""
-    return TABLE.match(verb, raw_path)
+match = TABLE.match
+"""``match(verb, raw_path)``: the route for ``verb`` and ``raw_path`` (the path as sent,
+still percent-encoded, without query or fragment), or None. Never raises."""
 
-
-def allowed_verbs(raw_path: str) -> frozenset[str]:
-    """Every HTTP verb some route accepts for ``raw_path`` (for a 405 and its Allow
-    header); empty when no route has this path."""
-    return TABLE.allowed_verbs(raw_path)
+allowed_verbs = TABLE.allowed_verbs
+"""``allowed_verbs(raw_path)``: every HTTP verb some route accepts for ``raw_path`` (for
+a 405 and its Allow header); empty when no route has this path."""
 
 
 def agent_card_tenant(raw_path: str) -> str | None:
