@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 _END = object()
+_STOP = object()  # nothing more to send
 _SSE_HEADERS = [
     (b"content-type", SSE_CONTENT_TYPE.encode()),
     (b"cache-control", b"no-cache"),
@@ -151,112 +152,158 @@ async def send_events(
     """
     import asyncio  # here: a third of the package's import time, for streams only
 
-    current = asyncio.current_task()
-    gone = waiting = cut = False  # cut: the watcher cancelled the current task
-    opened: list[AsyncIterator[Any]] = []
-
-    async def watch() -> None:
-        nonlocal gone, cut
-        while (await receive())["type"] != "http.disconnect":
-            pass
-        gone = True
-        if waiting and current is not None:
-            cut = True
-            current.cancel()  # the handler is producing an event nobody will read
-
-    async def begin() -> Any:
-        events = await start()
-        opened.append(events)
-        try:
-            return await anext(events)
-        except StopAsyncIteration:
-            return _END
-
-    def taken_back() -> bool:
-        """Whether a cancellation is the watcher's, now taken back."""
-        nonlocal cut
-        if not cut:
-            return False
-        cut = False
-        return uncancel(current)
-
-    watcher = asyncio.ensure_future(watch())
+    stream = _Stream(receive, send, render, render_error, framing, head, log)
+    watcher = asyncio.ensure_future(stream.watch())
     try:
-        waiting = True
-        try:
-            first = await within(begin(), first_within)
-        except asyncio.CancelledError:
-            if taken_back():
-                return  # the client left
-            raise
-        except BaseException as exc:
-            if not gone:
-                await answer(exc)
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            return
-        finally:
-            waiting = False
-        if gone:
-            return
-        events = opened[0]
-        try:
-            start_message = {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": framing.headers,
-            }
-            await send(start_message)
-            number, event = 0, first
-            while event is not _END and not head and not gone:
-                last: BaseException | None = None
-                try:
-                    data = render(event)
-                except Exception as exc:  # an event JSON cannot carry ends the stream
-                    last, data = exc, render_error(exc)
-                body = framing.frame(data, number, last is not None)
-                await send(
-                    {"type": "http.response.body", "body": body, "more_body": True}
-                )
-                number += 1
-                if last is not None or gone:
-                    break
-                waiting = True
-                try:
-                    event = await anext(events)
-                except StopAsyncIteration:
-                    break
-                except BaseException as exc:
-                    if cut or (
-                        isinstance(exc, asyncio.CancelledError)
-                        and not handler_cancelled(exc)
-                    ):
-                        raise  # the watcher's (taken back below), or a real one
-                    body = framing.frame(render_error(exc), number, True)
-                    await send(
-                        {"type": "http.response.body", "body": body, "more_body": True}
-                    )
-                    if isinstance(exc, KeyboardInterrupt):
-                        raise
-                    break
-                finally:
-                    waiting = False
-            if not gone:
-                await send({"type": "http.response.body", "body": b""})
-        except Exception:  # sending failed: the response has started, nobody to tell
-            log.debug("stream ended early", exc_info=True)
+        first = await stream.first(start, answer, first_within)
+        if first is not _STOP:
+            await stream.pump(first)
     except asyncio.CancelledError:
-        if not taken_back():
+        if not stream.taken_back():
             raise  # a real cancellation
     finally:
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
-        if cut:
-            uncancel(current)  # the watcher's request, never delivered
-        if opened:
-            close = getattr(opened[0], "aclose", None)
-            if close is not None:
+        await stream.close()
+
+
+class _Stream:
+    """One streamed answer: the state its sender and the disconnect watcher share
+    (``gone``: the client left; ``waiting``: the handler is starting or producing an
+    event; ``cut``: the watcher cancelled the sender's task for it)."""
+
+    def __init__(
+        self,
+        receive: Receive,
+        send: Send,
+        render: Callable[[Any], bytes],
+        render_error: Callable[[BaseException], bytes],
+        framing: Framing,
+        head: bool,
+        log: logging.Logger,
+    ) -> None:
+        import asyncio
+
+        self.receive, self.send, self.log = receive, send, log
+        self.render, self.render_error = render, render_error
+        self.framing, self.head = framing, head
+        self.current = asyncio.current_task()
+        self.gone = self.waiting = self.cut = False
+        self.events: AsyncIterator[Any] | None = None
+
+    async def watch(self) -> None:
+        """Read ``receive`` until the client leaves; cancel a wait for the handler
+        then (it is producing an event nobody will read)."""
+        while (await self.receive())["type"] != "http.disconnect":
+            pass
+        self.gone = True
+        if self.waiting and self.current is not None:
+            self.cut = True
+            self.current.cancel()
+
+    def taken_back(self) -> bool:
+        """Whether a cancellation is the watcher's, now taken back."""
+        if not self.cut:
+            return False
+        self.cut = False
+        return uncancel(self.current)
+
+    async def first(
+        self,
+        start: Callable[[], Awaitable[AsyncIterator[Any]]],
+        answer: Callable[[BaseException], Awaitable[None]],
+        first_within: float | None,
+    ) -> Any:
+        """The first event (or ``_END``); ``_STOP`` when there is nothing more to
+        send: the client left, or the failure before the first event was answered."""
+        import asyncio
+
+        async def begin() -> Any:
+            self.events = await start()
+            try:
+                return await anext(self.events)
+            except StopAsyncIteration:
+                return _END
+
+        self.waiting = True
+        try:
+            first = await within(begin(), first_within)
+        except asyncio.CancelledError:
+            if self.taken_back():
+                return _STOP  # the client left
+            raise
+        except BaseException as exc:
+            if not self.gone:
+                await answer(exc)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            return _STOP
+        finally:
+            self.waiting = False
+        return _STOP if self.gone else first
+
+    async def pump(self, event: Any) -> None:
+        """The 200, ``event`` and the ones after it, framed and numbered from 0, and
+        the end; an error after the 200 is the last event. A failed send is logged."""
+        try:
+            await self.send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": self.framing.headers,
+                }
+            )
+            number = 0
+            while event is not _END and not self.head and not self.gone:
+                last: BaseException | None = None
                 try:
-                    await close()
-                except Exception:  # the handler's finally failed: the answer stands
-                    log.error("closing the stream failed", exc_info=True)
+                    data = self.render(event)
+                except Exception as exc:  # an event JSON cannot carry ends the stream
+                    last, data = exc, self.render_error(exc)
+                await self._body(self.framing.frame(data, number, last is not None))
+                number += 1
+                if last is not None or self.gone:
+                    break
+                event = await self._next(number)
+            if not self.gone:
+                await self.send({"type": "http.response.body", "body": b""})
+        except Exception:  # sending failed: the response has started, nobody to tell
+            self.log.debug("stream ended early", exc_info=True)
+
+    async def _next(self, number: int) -> Any:
+        """The handler's next event, or ``_END`` at its end or after its error (sent
+        as the last event, numbered ``number``)."""
+        import asyncio
+
+        assert self.events is not None
+        self.waiting = True
+        try:
+            return await anext(self.events)
+        except StopAsyncIteration:
+            return _END
+        except BaseException as exc:
+            if self.cut or (
+                isinstance(exc, asyncio.CancelledError) and not handler_cancelled(exc)
+            ):
+                raise  # the watcher's (taken back by send_events), or a real one
+            await self._body(self.framing.frame(self.render_error(exc), number, True))
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            return _END
+        finally:
+            self.waiting = False
+
+    async def _body(self, body: bytes) -> None:
+        await self.send({"type": "http.response.body", "body": body, "more_body": True})
+
+    async def close(self) -> None:
+        """Take back a cancellation the watcher asked for and that never came, and
+        close the handler's iterator (a failing ``finally`` of it is logged)."""
+        if self.cut:
+            uncancel(self.current)  # the watcher's request, never delivered
+        close = getattr(self.events, "aclose", None)
+        if close is not None:
+            try:
+                await close()
+            except Exception:  # the handler's finally failed: the answer stands
+                self.log.error("closing the stream failed", exc_info=True)
