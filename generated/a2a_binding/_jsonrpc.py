@@ -246,15 +246,7 @@ class JsonRpcBinding:
             )
         params = params.copy() if isinstance(params, dict) else dict(params)
         if tenant and self.tenant_field:
-            given = params.get(self.tenant_field)
-            if given and given != tenant:
-                raise JsonRpcError(
-                    INVALID_PARAMS,
-                    f"Invalid params: {self.tenant_field} {excerpt(given)} differs "
-                    f"from the endpoint's tenant {excerpt(tenant)}",
-                    id=request_id,
-                )
-            params[self.tenant_field] = tenant
+            self._put_tenant(params, tenant, request_id)
         return Request(
             request_id,
             found.name,
@@ -263,6 +255,20 @@ class JsonRpcBinding:
             found.server_streaming,
             found.client_streaming,
         )
+
+    def _put_tenant(
+        self, params: dict[str, Any], tenant: str, request_id: RequestId
+    ) -> None:
+        """The endpoint's ``tenant`` into ``params``; -32602 when they name another."""
+        given = params.get(self.tenant_field)
+        if given and given != tenant:
+            raise JsonRpcError(
+                INVALID_PARAMS,
+                f"Invalid params: {self.tenant_field} {excerpt(given)} differs "
+                f"from the endpoint's tenant {excerpt(tenant)}",
+                id=request_id,
+            )
+        params[self.tenant_field] = tenant
 
     def request(
         self,
