@@ -510,11 +510,17 @@ class _Requests:
     kept: the call ends with it whatever the handler made of it (``check``)."""
 
     def __init__(
-        self, binding: GrpcBinding, rpc: _Rpc, raw: AsyncIterator[bytes]
+        self,
+        binding: GrpcBinding,
+        rpc: _Rpc,
+        raw: AsyncIterator[bytes],
+        context: Context,
     ) -> None:
         self._binding = binding
         self._rpc = rpc
         self._raw = raw
+        self._context = context
+        self._tenant: str | None = None  # the stream's: its first request's
         self._read: dict[str, Any] | None = None  # read by ``first``, not yet handed
         self._ended = False
         self.count = 0
@@ -545,12 +551,19 @@ class _Requests:
         try:
             raw = await self._raw.__anext__()
         except StopAsyncIteration:
+            # grpc ends the iteration alike when the client half-closes and when the
+            # call is cancelled or its deadline passes: the cancellation is not an end
+            await asyncio.sleep(0)
+            if self._context.cancelled() or self._context.done():
+                raise asyncio.CancelledError("the call was cancelled") from None
             self._ended = True
             raise
         index = self.count
         self.count += 1
         try:
-            return await self._binding._message(self._rpc, raw)
+            request = await self._binding._message(self._rpc, raw)
+            self._same_tenant(request)
+            return request
         except (InvalidArgument, ValidationError) as exc:
             self.refused = numbered(exc, index)
         except Refusal as exc:  # too large: the failure as it is, the request named
@@ -558,6 +571,20 @@ class _Requests:
             message = f"request [{index}] of the stream: {failure.message}"
             self.refused = Refusal(failure._replace(message=message))
         raise self.refused
+
+    def _same_tenant(self, request: Mapping[str, Any]) -> None:
+        """The stream's tenant is its first request's (the call's ``CallContext``):
+        a later request naming another is refused (one naming none is the stream's)."""
+        tenant = self._binding._tenant(request)
+        if self._tenant is None:
+            self._tenant = tenant
+        elif tenant and tenant != self._tenant:
+            field = self._binding.tenant_field
+            raise InvalidArgument(
+                f"{field} {excerpt(tenant)} differs from the stream's "
+                f"{excerpt(self._tenant)}",
+                [(field, "differs from the tenant of the stream's first request")],
+            )
 
     def check(self) -> None:
         """Raise the refusal of a request, if one was refused."""
@@ -725,7 +752,7 @@ class GrpcBinding:
         the first request's: the first is read before the handler runs (an empty
         stream: no tenant)."""
         headers, params = self._call_head(context)
-        requests = _Requests(self, rpc, raw)
+        requests = _Requests(self, rpc, raw, context)
         first = await requests.first()
         return requests, CallContext(self._tenant(first), "grpc", params, headers)
 
@@ -1425,7 +1452,8 @@ class GrpcBackend:
     ) -> None:
         """Send ``requests`` on ``call``, then close the sending side. Once the call
         is over (the service answered or failed: its status says why) nothing more is
-        sent; an exception of ``requests`` or of building one cancels the call."""
+        sent; an exception of ``requests`` or of building one, or the caller's
+        cancellation, cancels the call."""
         try:
             async for request in requests:
                 sent = await self._sent(remote, request)
@@ -1435,7 +1463,7 @@ class GrpcBackend:
                     await call.write(sent)
                 except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
                     return  # the call ended meanwhile
-        except Exception:
+        except BaseException:  # a cancelled caller too: never a clean half-close
             call.cancel()
             raise
         try:

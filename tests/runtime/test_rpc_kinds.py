@@ -400,6 +400,92 @@ def test_grpc_bidirectional_call_cancelled_closes_the_handler(
     assert handler.closed
 
 
+class Committing(Meters):
+    """UploadReadings that says how its stream ended: at its end, or cancelled."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ended: list[str] = []
+
+    async def upload_readings(self, requests: AsyncIterator[Any], context: Any) -> Any:
+        count = 0
+        try:
+            async for _ in requests:
+                count += 1
+        except asyncio.CancelledError:
+            self.ended.append(f"cancelled after {count}")
+            raise
+        self.ended.append(f"committed {count}")
+        return {"count": count}
+
+
+def test_grpc_a_cancelled_client_stream_is_no_end_of_stream(
+    packages: dict[str, Any],
+) -> None:
+    """grpc ends the requests alike when the client half-closes and when it cancels:
+    the handler of a cancelled call gets ``CancelledError``, never the end."""
+    pb = packages["streams_pb2"]
+    handler = Committing()
+
+    async def main() -> None:
+        register = lambda server: packages["streams.grpc_binding"].add_to_server(
+            handler, server
+        )
+        async with serving(register) as channel:
+            upload = channel.stream_unary(
+                METER + "UploadReadings",
+                request_serializer=pb.Reading.SerializeToString,
+                response_deserializer=pb.UploadSummary.FromString,
+            )
+            call = upload()
+            for value in (1, 2):
+                await call.write(pb.Reading(value=value))
+            await asyncio.sleep(0.2)  # both read: the handler waits for a third
+            call.cancel()
+            for _ in range(200):
+                if handler.ended:
+                    return
+                await asyncio.sleep(0.01)
+
+    asyncio.run(main())
+    (ended,) = handler.ended  # "cancelled after 2", or 1 on a slow machine
+    assert ended.startswith("cancelled after "), ended
+
+
+def test_grpc_a_stream_has_one_tenant(packages: dict[str, Any]) -> None:
+    """The call's tenant is its first request's: a later request naming another is
+    refused, one naming none is the stream's."""
+    pb = packages["streams_pb2"]
+    handler = Meters()
+
+    async def main() -> tuple[Any, grpc.aio.AioRpcError]:
+        register = lambda server: packages["streams.grpc_binding"].add_to_server(
+            handler, server
+        )
+        async with serving(register) as channel:
+            upload = channel.stream_unary(
+                METER + "UploadReadings",
+                request_serializer=pb.Reading.SerializeToString,
+                response_deserializer=pb.UploadSummary.FromString,
+            )
+            same = await upload(
+                _items(pb.Reading(tenant="t1", value=1), pb.Reading(value=2))
+            )
+            with pytest.raises(grpc.aio.AioRpcError) as mixed:
+                await upload(
+                    _items(
+                        pb.Reading(tenant="t1", value=1),
+                        pb.Reading(tenant="t2", value=2),
+                    )
+                )
+            return same, mixed.value
+
+    same, mixed = asyncio.run(main())
+    assert (same.count, same.tenant) == (2, "t1")
+    assert mixed.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert [field for field, _ in _bad_request(mixed)] == ["[1].tenant"]
+
+
 def test_grpc_handler_failures_in_a_stream(packages: dict[str, Any]) -> None:
     pb = packages["streams_pb2"]
 
@@ -703,6 +789,13 @@ def test_http_json_client_stream_refusals_name_the_request(
                     "/acme/meters/m1:converse",
                     json=[{"text": "a"}, {"text": "b", "tenant": "other"}],
                 ),
+                "mixed": await post(
+                    "/meters/m1/readings",
+                    json=[
+                        {"tenant": "t1", "value": "1"},
+                        {"tenant": "t2", "value": "2"},
+                    ],
+                ),
                 "element": await post("/meters/m1/readings", json=[{"value": "1"}, 7]),
                 "query": await post("/meters/m1/samples?meterId=m2", json=[{}]),
                 "type": await post(
@@ -719,6 +812,7 @@ def test_http_json_client_stream_refusals_name_the_request(
 
     answers = asyncio.run(main())
     assert violations(answers["invalid"]) == ["[1].value"]
+    assert violations(answers["mixed"]) == ["[1].tenant"]
     assert (
         answers["invalid"]
         .json()["error"]["message"]

@@ -302,3 +302,26 @@ def test_the_compiled_checks_go_with_their_schema() -> None:
     del schema, check
     gc.collect()
     assert gone() is None
+
+
+def test_a_validator_compiles_its_check_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first request compiles the message's check; the next ones run it."""
+    from codegen.runtime import _validate_fast
+
+    made: list[str] = []
+    real = _validate_fast.compiled
+
+    def counting(name: str, body: Any, bound: Any) -> Any:
+        made.append(name)
+        return real(name, body, bound)
+
+    monkeypatch.setattr(_validate_fast, "compiled", counting)
+    schema = Schema(SCHEMA._rules, SCHEMA._enum_values)
+    check = validator(schema, "t.Send")
+    for _ in range(3):
+        check(copy.deepcopy(PLAIN))
+    first = len(made)
+    assert first >= 1
+    for _ in range(5):
+        check(copy.deepcopy(PLAIN))
+    assert len(made) == first

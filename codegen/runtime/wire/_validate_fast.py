@@ -307,13 +307,14 @@ def validator(
     canonical form where it is and returned itself, its values changed in place where
     the canonical form differs (even when it is then refused)."""
     schema._arguments(message_type, unknown_fields)
-    check = target(schema, message_type, in_place).check
+    compiled_check = target(schema, message_type, in_place)
     reject = unknown_fields == "reject"
     walked = schema._walked
 
     def validate(value: object) -> dict[str, Any]:
-        try:  # the plain case first, compiled
-            plain: dict[str, Any] = check(value, 1)
+        try:  # the plain case first, compiled (on the first call: read ``check`` each
+            # time, since the first call replaces it with the compiled function)
+            plain: dict[str, Any] = compiled_check.check(value, 1)
             return plain
         except Fallback:
             return walked(message_type, value, reject, False)
