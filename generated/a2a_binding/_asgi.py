@@ -119,6 +119,7 @@ from ._failure import (
     Unauthenticated,
     not_found,
     numbered,
+    other_tenant,
 )
 from ._cancellation import DisconnectWatch, within
 from ._headers import RequestHead
@@ -886,8 +887,13 @@ class A2AApplication:
             try:
                 request = self._valid(rpc, self._request(found, table, scope, element))
                 self._check(rpc, request)
-                if requests:
-                    self._same_tenant(requests[0], request)
+                if requests:  # one tenant a stream: its first request's
+                    field = self.tenant_field
+                    other = other_tenant(
+                        field, requests[0].get(field, ""), request.get(field)
+                    )
+                    if other is not None:
+                        raise other
             except QueryError as exc:
                 self._request(found, table, scope, None)  # the query's own: as it is
                 refused = InvalidArgument(str(exc), [exc.violation])
@@ -896,17 +902,6 @@ class A2AApplication:
                 raise numbered(exc, index) from None
             requests.append(request)
         return requests
-
-    def _same_tenant(self, first: dict[str, Any], request: dict[str, Any]) -> None:
-        """A stream's tenant is its first request's (the call's ``CallContext``): a
-        later request naming another is refused (one naming none is the stream's)."""
-        field = self.tenant_field
-        tenant, theirs = request.get(field) if field else None, first.get(field, "")
-        if tenant and tenant != theirs:
-            raise InvalidArgument(
-                f"{field} {excerpt(tenant)} differs from the stream's {excerpt(theirs)}",
-                [(field, "differs from the tenant of the stream's first request")],
-            )
 
     # --------------------------------------------------------------------- JSON-RPC
 

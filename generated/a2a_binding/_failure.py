@@ -55,6 +55,7 @@ __all__ = [
     "internal",
     "not_found",
     "numbered",
+    "other_tenant",
 ]
 
 UNAUTHENTICATED_CODE = -31001
@@ -105,6 +106,18 @@ class InvalidArgument(ValueError):
         super().__init__(message)
         self.message = message
         self.violations = tuple(violations)
+
+
+def other_tenant(field: str, stream: str, tenant: object) -> InvalidArgument | None:
+    """The refusal of a client stream's request whose ``field`` names a ``tenant``
+    other than the ``stream``'s (its first request's, the call's ``CallContext``); None
+    when it names the same or none."""
+    if not field or not tenant or tenant == stream:
+        return None
+    return InvalidArgument(
+        f"{field} {excerpt(tenant)} differs from the stream's {excerpt(stream)}",
+        [(field, "differs from the tenant of the stream's first request")],
+    )
 
 
 def numbered(exc: InvalidArgument | ValidationError, index: int) -> InvalidArgument:

@@ -96,7 +96,7 @@ from google.protobuf.message_factory import GetMessageClass
 from ._cancellation import DeadlineExceeded
 from ._errors import DOMAIN, ERROR_INFO_TYPE, A2AError
 from ._failure import BAD_REQUEST_TYPE, GENERIC_ERROR, Failure, InvalidArgument
-from ._failure import Failures, Refusal, Unauthenticated, numbered
+from ._failure import Failures, Refusal, Unauthenticated, numbered, other_tenant
 from ._jsonrpc import INVALID_REQUEST
 from ._params import NO_PARAMS, ServiceParams, VersionPolicy, read_service_params
 from ._paths import Name, Rpc
@@ -569,18 +569,15 @@ class _Requests:
         raise self.refused
 
     def _same_tenant(self, request: Mapping[str, Any]) -> None:
-        """The stream's tenant is its first request's (the call's ``CallContext``):
-        a later request naming another is refused (one naming none is the stream's)."""
+        """The stream's tenant is its first request's: a later one naming another is
+        refused (``_failure.other_tenant``)."""
         tenant = self._binding._tenant(request)
         if self._tenant is None:
             self._tenant = tenant
-        elif tenant and tenant != self._tenant:
-            field = self._binding.tenant_field
-            raise InvalidArgument(
-                f"{field} {excerpt(tenant)} differs from the stream's "
-                f"{excerpt(self._tenant)}",
-                [(field, "differs from the tenant of the stream's first request")],
-            )
+            return
+        refused = other_tenant(self._binding.tenant_field, self._tenant, tenant)
+        if refused is not None:
+            raise refused
 
     def check(self) -> None:
         """Raise the refusal of a request, if one was refused."""
