@@ -34,7 +34,6 @@ class HandlerMethod(NamedTuple):
     empty: bool  # answers google.protobuf.Empty
     comment: str
     read: str  # what ``client.read_response`` returns: an empty dict's type for Empty
-    types: tuple[str, str]  # the request and response message types' full names
     # The client streams: the method takes ``requests``, an async iterator of requests.
     client_streaming: bool = False
     parameter: str = "request"  # the name of the handler method's first parameter
@@ -65,7 +64,6 @@ class _ServingView(FileView):
             empty,
             method.comment or f"The {method.name} rpc.",
             "dict[str, Any]" if empty else response,
-            (method.request.full_name, method.response.full_name),
             method.client_streaming,
             "requests" if method.client_streaming else "request",
             f"AsyncIterator[{request}]" if method.client_streaming else request,

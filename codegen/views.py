@@ -379,21 +379,6 @@ class QueryView(FileView):
         return f"list[{single}]" if field.repeated else single
 
     @property
-    def uses_messages(self) -> bool:
-        return any("messages." in a for s in self.shapes for _, a in s.fields)
-
-    @property
-    def messages_for_typing(self) -> bool:
-        """``messages`` is named in class-form annotations alone (never evaluated):
-        imported for type checkers only, so that importing the codecs loads no
-        message tables."""
-        return self.uses_messages and all(
-            s.class_form
-            for s in self.shapes
-            if any("messages." in a for _, a in s.fields)
-        )
-
-    @property
     def params(self) -> tuple[tuple[str, tuple[Call, ...]], ...]:
         """Per rpc with a query: its ``Param`` rows, in field order."""
         return tuple(

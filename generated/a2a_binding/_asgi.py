@@ -159,7 +159,7 @@ from ._request import (
 )
 from ._responses import refuse_websocket, send_bytes, send_empty, send_events
 from ._responses import send_one_event, send_stream_head
-from ._validate import Schema, UnknownFields, ValidationError
+from ._validate import Schema, UnknownFields, ValidationError, json_type
 from ._validate_fast import validator
 
 __all__ = [
@@ -1068,20 +1068,10 @@ def _stream_bodies(
         text = (
             f"{rpc} takes a stream of requests: the body is a JSON array of them (or"
             " one a line, with Content-Type application/x-ndjson), not"
-            f" {_json_kind(payload)}"
+            f" {json_type(payload)}"
         )
         raise InvalidArgument(text, [("", text)])
     return payload
-
-
-def _json_kind(value: object) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    return "null" if value is None else "a number"
 
 
 async def _one_by_one(

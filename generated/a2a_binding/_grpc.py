@@ -42,11 +42,12 @@ that the ``CallContext``'s tenant is the first request's (none for an empty stre
 service over a channel, raising for a failed call what the serving side raised (see
 ``error_of``), so that the ASGI app in front of it is a gateway and ``GrpcBinding``
 over it a proxy (of client streams too: ``client_stream`` and ``bidirectional`` send
-each request as it comes while the answers come back). The hop is where hostile input meets grpc: a header name that must
-never be forwarded is refused when the backend is made, a value gRPC metadata cannot
-carry is INVALID_ARGUMENT naming the header, a deadline beyond what grpc can hold is
-the longest it can, and the text of a status the service did not mean to publish
-(``PUBLISHED_CODES`` says which codes keep theirs) is logged, not passed on.
+each request as it comes while the answers come back). The hop is where hostile input
+meets grpc: a header name that must never be forwarded is refused when the backend is
+made, a value gRPC metadata cannot carry is INVALID_ARGUMENT naming the header, a
+deadline beyond what grpc can hold is the longest it can, and the text of a status the
+service did not mean to publish (``PUBLISHED_CODES`` says which codes keep theirs) is
+logged, not passed on.
 
 Errors are converted once by ``_failure.failure_of`` and end the call with
 ``context.abort``: the ``Failure``'s gRPC code, its message as the status details, and
@@ -502,6 +503,14 @@ async def _async_iterator(rpc: _Rpc, events: object) -> AsyncIterator[Any]:
     return events
 
 
+async def _close(events: AsyncIterator[Any]) -> None:
+    """Close a handler's answers once the call is done with them (an async generator
+    that ran to its end has no frame: it is closed already)."""
+    close = getattr(events, "aclose", None)
+    if close is not None and getattr(events, "ag_frame", 1) is not None:
+        await close()
+
+
 class _Requests:
     """The requests of a client stream as its handler reads them (an async iterator
     of dicts): each message read and validated as it arrives, as a unary request
@@ -833,10 +842,7 @@ class GrpcBinding:
                     async for event in events:
                         yield self._encode(rpc, event, "yielded")
                 finally:  # the call ended, failed or was cancelled: so does the handler
-                    # (an async generator that ran to its end has no frame: it is closed)
-                    close = getattr(events, "aclose", None)
-                    if close is not None and getattr(events, "ag_frame", 1) is not None:
-                        await close()
+                    await _close(events)
             except BaseException as exc:  # as in _unary; GeneratorExit propagates
                 await self._abort(context, exc, rpc)
 
@@ -869,9 +875,7 @@ class GrpcBinding:
                         yield self._encode(rpc, event, "yielded")
                     requests.check()
                 finally:  # as in _streaming
-                    close = getattr(events, "aclose", None)
-                    if close is not None and getattr(events, "ag_frame", 1) is not None:
-                        await close()
+                    await _close(events)
             except BaseException as exc:  # as in _unary; GeneratorExit propagates
                 await self._abort(context, _cause(requests, exc), rpc)
 

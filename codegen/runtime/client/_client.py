@@ -276,14 +276,7 @@ class ClientBinding:
         if not isinstance(request, Mapping):
             raise ValueError(f"{rpc}: the request is a dict, not a list of them")
         if validate:
-            method = self._methods.get(rpc)
-            if self._schema is None or method is None:
-                raise ValueError(f"{rpc}: no schema to validate the request with")
-            check = self._validators.get(rpc)
-            if check is None:
-                check = validator(self._schema, method.request_type)
-                self._validators[rpc] = check
-            request = check(request)
+            request = self._validator(rpc)(request)
         base = base_url.rstrip("/")
         accept = [("Accept", SSE_CONTENT_TYPE)] if rpc in self.streaming else []
         if legacy:
@@ -314,6 +307,16 @@ class ClientBinding:
         headers = self._headers("jsonrpc", body=True, extensions=extensions)
         return PreparedRequest("POST", url, headers + accept, _json(rpc, envelope))
 
+    def _validator(self, rpc: str) -> Callable[[object], dict[str, Any]]:
+        """The validator of ``rpc``'s requests, made on first use."""
+        check = self._validators.get(rpc)
+        if check is None:
+            method = self._methods.get(rpc)
+            if self._schema is None or method is None:
+                raise ValueError(f"{rpc}: no schema to validate the request with")
+            check = self._validators[rpc] = validator(self._schema, method.request_type)
+        return check
+
     def _prepare_stream(
         self,
         rpc: str,
@@ -342,12 +345,8 @@ class ClientBinding:
                 f"{rpc} takes a stream of requests: give a list of request dicts"
             )
         if validate:
-            method = self._methods[rpc]
-            if self._schema is None:
-                raise ValueError(f"{rpc}: no schema to validate the requests with")
-            requests = [
-                self._schema.validate(method.request_type, one) for one in requests
-            ]
+            check = self._validator(rpc)
+            requests = [check(one) for one in requests]
         built = [self._build(rpc, one, tenant=tenant) for one in requests or ({},)]
         first = built[0]
         for index, other in enumerate(built):

@@ -54,6 +54,7 @@ __all__ = [
     "Schema",
     "UnknownFields",
     "ValidationError",
+    "json_type",
 ]
 
 UnknownFields = Literal["drop", "reject"]
@@ -128,7 +129,8 @@ _TIMESTAMP_SECONDS = (-62135596800, 253402300799)  # 0001-01-01 .. 9999-12-31
 _DURATION_SECONDS = 315576000000  # 10 000 years
 
 
-def _json_type(value: object) -> str:
+def json_type(value: object) -> str:
+    """How an error names the JSON type of ``value``: ``"an object"``, ``"null"``..."""
     if value is None:
         return "null"
     if value is True or value is False:
@@ -382,14 +384,14 @@ def _describe(kind: str, type_name: str, item: object) -> str:
         if isinstance(item, (int, float, str)) and not isinstance(item, bool):
             shown = excerpt(str(item), quoted=False)
             return f"not an integer in {low}..{high} ({kind}): {shown}"
-        return f"expected an integer ({kind}), got {_json_type(item)}"
+        return f"expected an integer ({kind}), got {json_type(item)}"
     if kind in ("enum", "null_value"):
         type_name = type_name or "google.protobuf.NullValue"
         if isinstance(item, str):
             return f"{excerpt(item)} is not a value of {type_name}"
         if isinstance(item, (int, float)) and not isinstance(item, bool):
             return f"{excerpt(item)} is not a number of a value of {type_name}"
-        return f"expected a value of {type_name}, got {_json_type(item)}"
+        return f"expected a value of {type_name}, got {json_type(item)}"
     if type(item) is str:
         assert isinstance(item, str)
         if not _text(item):
@@ -402,7 +404,7 @@ def _describe(kind: str, type_name: str, item: object) -> str:
             return f"not a number: {excerpt(item)}"
     if kind in ("float", "double") and isinstance(item, (int, float)):
         if isinstance(item, bool):
-            return f"expected a number, got {_json_type(item)}"
+            return f"expected a number, got {json_type(item)}"
         if isinstance(item, float) and (item != item or abs(item) == _INF):
             return (
                 "NaN and the infinities are the strings 'NaN', 'Infinity', '-Infinity'"
@@ -415,7 +417,7 @@ def _describe(kind: str, type_name: str, item: object) -> str:
         "float": "a number",
         "double": "a number",
     }.get(kind, "a string")
-    return f"expected {expected}, got {_json_type(item)}"
+    return f"expected {expected}, got {json_type(item)}"
 
 
 # --- the compiled tables -----------------------------------------------------------
@@ -696,7 +698,7 @@ class _Walk:
         1), or _BAD."""
         if type(value) is not dict:
             if not isinstance(value, Mapping):
-                return self.fail(path, f"expected an object, got {_json_type(value)}")
+                return self.fail(path, f"expected an object, got {json_type(value)}")
             self.message_duplicates(message, value, path)
         if depth > _MAX_DEPTH:
             return self.fail(path, _TOO_DEEP)
@@ -824,7 +826,7 @@ class _Walk:
 
     def repeated(self, field: _Field, item: object, path: str, depth: int) -> Any:
         if type(item) is not list and not isinstance(item, (list, tuple)):
-            return self.fail(path, f"expected an array, got {_json_type(item)}")
+            return self.fail(path, f"expected an array, got {json_type(item)}")
         out = []
         bad = False
         nullable = field.kind == "value"
@@ -853,7 +855,7 @@ class _Walk:
 
     def map(self, field: _Field, item: object, path: str, depth: int) -> Any:
         if not isinstance(item, Mapping):
-            return self.fail(path, f"expected an object, got {_json_type(item)}")
+            return self.fail(path, f"expected an object, got {json_type(item)}")
         self.duplicates(item, path)
         out: dict[Any, Any] = {}
         bad = False
@@ -911,11 +913,11 @@ class _Walk:
             except OverflowError:
                 return self.fail(path, "out of range for a 64-bit float")
             return item
-        return self.fail(path, f"expected a JSON value, got {_json_type(item)}")
+        return self.fail(path, f"expected a JSON value, got {json_type(item)}")
 
     def struct(self, field: _Field | None, item: object, path: str, depth: int) -> Any:
         if not isinstance(item, Mapping):
-            return self.fail(path, f"expected an object, got {_json_type(item)}")
+            return self.fail(path, f"expected an object, got {json_type(item)}")
         if depth > _MAX_DEPTH:
             return self.fail(path, _TOO_DEEP)
         mark = len(self.violations)
@@ -932,7 +934,7 @@ class _Walk:
         self, field: _Field | None, item: object, path: str, depth: int
     ) -> Any:
         if not isinstance(item, (list, tuple)):
-            return self.fail(path, f"expected an array, got {_json_type(item)}")
+            return self.fail(path, f"expected an array, got {json_type(item)}")
         if depth > _MAX_DEPTH:
             return self.fail(path, _TOO_DEEP)
         mark = len(self.violations)
@@ -942,7 +944,7 @@ class _Walk:
 
     def any(self, field: _Field | None, item: object, path: str, depth: int) -> Any:
         if not isinstance(item, Mapping):
-            return self.fail(path, f"expected an object, got {_json_type(item)}")
+            return self.fail(path, f"expected an object, got {json_type(item)}")
         if depth > _MAX_DEPTH:
             return self.fail(path, _TOO_DEEP)
         if not item:
@@ -970,7 +972,7 @@ class _Walk:
                 _join(path, "@type"), "an Any needs its type URL in '@type'"
             )
         if wrapped is None:
-            text = "a type URL" if _text(url) else f"a string, got {_json_type(url)}"
+            text = "a type URL" if _text(url) else f"a string, got {json_type(url)}"
             return self.fail(_join(path, "@type"), f"expected {text}")
         # A well-known type: its JSON form is in "value" (the rest is ignored).
         where = _join(path, "value")

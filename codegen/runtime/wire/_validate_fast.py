@@ -6,9 +6,9 @@ enums by name, no oneof given twice, nothing missing. For each message type a ch
 function is compiled on first use (as ``dataclasses`` compiles ``__init__``) that
 returns the canonical form of such a value and raises ``Fallback`` at the first thing
 that is not plain; ``validator`` then has ``_validate.Schema`` walk the value with its
-general walk, which decides and reports. So the function never refuses anything itself: it is
-correct when what it returns is what the general walk returns, which the validation
-oracle checks against protobuf on every run.
+general walk, which decides and reports. So the function never refuses anything
+itself: it is correct when what it returns is what the general walk returns, which the
+validation oracle checks against protobuf on every run.
 
 The compiled source is built from fixed snippets and numbered local names only: the
 json names, enum names and checks of the message arrive as values bound to those
