@@ -21,7 +21,7 @@ $(STAMP_V0_3): Makefile
 	touch $(STAMP_V0_3)
 
 generate: $(STAMP)
-	$(VENV)/bin/a2a-codegen generate -o generated --module a2a_binding --opt serve=true --opt client=true --opt grpc=true --opt openapi=true --v0-3 a2a.compat.v0_3.a2a_v0_3_pb2 --print-routes
+	$(VENV)/bin/a2a-codegen generate -o generated --module a2a_binding --opt serve=true --opt client=true --opt grpc=true --opt translate=true --opt openapi=true --v0-3 a2a.compat.v0_3.a2a_v0_3_pb2 --print-routes
 
 # The runtime's own tests first, under coverage.py (at least 95 % of codegen/runtime/),
 # then everything else, on TEST_WORKERS processes (pytest-xdist; 1 runs them in one).

@@ -29,6 +29,7 @@ from .diff_output import OutputChange, changed_files, compare_outputs
 from .diff_report import format_changes, summary
 from .inputs import (
     DEFAULT_MODULE,
+    V0_3_MODULE,
     InputError,
     request_from_descriptor_set,
     request_from_module,
@@ -788,15 +789,30 @@ def _loser(overlap: Overlap) -> Route:
 @click.option(
     "--target",
     required=True,
-    metavar="HOST:PORT",
-    help="The gRPC service to put the gateway in front of (plaintext).",
+    metavar="HOST:PORT|URL",
+    help="What to put the gateway in front of: a gRPC service at HOST:PORT "
+    "(plaintext), or the A2A agent at an http:// or https:// URL (its card is read "
+    "there, at /.well-known/agent-card.json).",
+)
+@click.option(
+    "--target-binding",
+    type=click.Choice(["JSONRPC", "HTTP+JSON"]),
+    help="With a URL target: the binding to speak to the agent over (default: the "
+    "first its card lists, in 1.0 before 0.3).",
+)
+@click.option(
+    "--grpc-port",
+    type=int,
+    metavar="N",
+    help="With a URL target: serve gRPC too, on --host at port N.",
 )
 @click.option(
     "--card",
     "card_path",
     type=click.Path(dir_okay=False),
-    help="The agent card (ProtoJSON) of an A2A service (required there; no other "
-    "service has one); its JSON-RPC and HTTP+JSON URLs are rewritten.",
+    help="The agent card (ProtoJSON) of an A2A service (required in front of a gRPC "
+    "one; no other service has one); its JSON-RPC and HTTP+JSON URLs are rewritten. "
+    "With a URL target it replaces the card read from the agent.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to bind.")
@@ -818,8 +834,9 @@ def _loser(overlap: Overlap) -> Route:
     "forward_headers",
     multiple=True,
     metavar="NAME",
-    help="A request header passed on as metadata (repeatable; default authorization). "
-    "Hop-by-hop headers, Host, pseudo-headers and grpc-* names are refused.",
+    help="A request header passed on to the target (repeatable; default "
+    "authorization). Hop-by-hop headers, Host, pseudo-headers, grpc-* names (and, "
+    "to an agent over HTTP, the body's and A2A's own headers) are refused.",
 )
 @click.option(
     "--timeout",
@@ -830,10 +847,186 @@ def _loser(overlap: Overlap) -> Route:
 @click.option(
     "--expose-errors",
     is_flag=True,
-    help="Pass the text of the service's unexpected failures (UNKNOWN, INTERNAL, "
+    help="Pass the text of the target's unexpected failures (UNKNOWN, INTERNAL, "
     "UNAVAILABLE...) on to clients, for debugging; by default they are only logged.",
 )
-def gateway(
+def gateway(target: str, **settings: Any) -> None:
+    """Serve HTTP+JSON and JSON-RPC in front of a gRPC service with http rules, or
+    every binding and both A2A versions in front of an A2A agent over HTTP.
+
+    In front of a gRPC service: an A2A service (the embedded default, a2a.proto) is
+    served with the agent card given by --card; any other service gets no card, and
+    JSON-RPC only when --jsonrpc-path is given.
+
+    In front of an A2A agent (an http:// or https:// target): its card is read at
+    start-up, the gateway speaks the agent's binding and version (1.0 before 0.3;
+    --target-binding forces the binding) and serves JSON-RPC and HTTP+JSON in 1.0
+    and 0.3, and gRPC on --grpc-port. The card it serves is the agent's with the
+    gateway's interfaces in place of the agent's.
+
+    The generated package lives in a temporary folder, removed when the command
+    ends.
+
+    \b
+    Examples:
+      a2a-codegen gateway --target 127.0.0.1:50051 --card card.json --port 8000
+      a2a-codegen gateway a2a.proto -I proto --target agent:50051 --card card.json
+      a2a-codegen gateway library.proto -I proto --target books:50051
+      a2a-codegen gateway --target http://127.0.0.1:9999/ --grpc-port 50051
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("uvicorn") is None:
+        raise CliError(
+            "the gateway needs uvicorn: pip install 'protoc-gen-a2a[gateway]'"
+        )
+    if target.startswith(("http://", "https://")):
+        _http_gateway(target, **settings)
+        return
+    for option in ("target_binding", "grpc_port"):
+        if settings.pop(option) is not None:
+            flag = "--" + option.replace("_", "-")
+            raise CliError(
+                f"{flag} is for an agent over HTTP (an http:// or https:// --target);"
+                f" {target} is a gRPC service: drop {flag}"
+            )
+    _grpc_gateway(target, **settings)
+
+
+_V0_3_ONLY_FIELDS = (
+    "url",
+    "preferredTransport",
+    "additionalInterfaces",
+    "protocolVersion",
+    "supportsAuthenticatedExtendedCard",
+)
+"""The fields of a card that both kinds of client read that only 0.3 has: they name
+the agent's own interfaces, which the gateway's replace."""
+
+
+def _http_gateway(
+    target: str,
+    target_binding: str | None,
+    grpc_port: int | None,
+    card_path: str | None,
+    host: str,
+    port: int,
+    public_url: str | None,
+    http_json_prefix: str,
+    jsonrpc_path: str | None,
+    forward_headers: tuple[str, ...],
+    timeout: float | None,
+    expose_errors: bool,
+    **inputs: Any,
+) -> None:
+    """``gateway`` in front of the A2A agent at the URL ``target``."""
+    import uvicorn
+
+    from .gateway import (
+        GatewayError,
+        GrpcListener,
+        HttpGateway,
+        fetch_card,
+        fronted,
+        gateway_interfaces,
+        load_card,
+        load_package,
+        package_folder,
+        pick_interface,
+        served_package,
+    )
+    from .runtime._http_backend import check_http_forward_headers
+
+    try:
+        check_http_forward_headers(forward_headers)
+    except ValueError as exc:
+        raise CliError(f"--forward-header: {exc}") from None
+    embedded = not (
+        inputs["protos"] or inputs["descriptor_set"] or inputs["from_module"]
+    )
+    if embedded and inputs["v0_3"] is None:
+        inputs["v0_3"] = V0_3_MODULE
+    from_module = not inputs["protos"] and not inputs["descriptor_set"]
+    inputs["opts"] = (*inputs["opts"], "grpc=true", "translate=true")
+    request = _request(**inputs, quiet=True)
+    _, files = _run(request)
+    try:
+        name, a2a = served_package(files)
+        if not a2a:
+            raise GatewayError(
+                f"{target} is an A2A agent, and {name} has no A2A service: give the"
+                " A2A proto (or none, for the embedded default)"
+            )
+        agent_card, interfaces = fetch_card(target)
+        card = load_card(card_path) if card_path is not None else agent_card
+    except GatewayError as exc:
+        raise CliError(str(exc)) from exc
+    served_card = {k: v for k, v in card.items() if k not in _V0_3_ONLY_FIELDS}
+    with package_folder() as folder:
+        try:
+            package = load_package(
+                request, files, from_module=from_module, folder=folder
+            )
+            version = package.grpc_binding.PROTOCOL_VERSION
+            chosen = pick_interface(
+                interfaces,
+                package_version=version,
+                binding=target_binding,
+                where=f"the agent card of {target}",
+            )
+        except GatewayError as exc:
+            raise CliError(str(exc)) from exc
+        jsonrpc = jsonrpc_path or "/"
+
+        def interfaces_at(base_url: str) -> list[dict[str, Any]]:
+            return gateway_interfaces(
+                public_url or base_url,
+                jsonrpc_path=jsonrpc,
+                http_json_prefix=http_json_prefix,
+                version=version,
+                grpc_port=grpc_port,
+            )
+
+        assert package.http_backend is not None  # translate=true writes it
+        backend_class = fronted(package.http_backend.Backend, interfaces_at, public_url)
+        backend: dict[str, Any] = {
+            **chosen.backend(version),
+            "timeout": timeout,
+            "expose_errors": expose_errors,
+        }
+        if forward_headers:
+            backend["forward_headers"] = forward_headers
+        versions = (version, "0.3") if f"{name}/v0_3/routes.py" in files else (version,)
+        app = HttpGateway(
+            lambda: backend_class(chosen.url, **backend),
+            lambda handler: package.asgi.create_app(
+                handler,
+                agent_card=lambda base: {
+                    **served_card,
+                    "supportedInterfaces": interfaces_at(base),
+                },
+                http_json_prefix=http_json_prefix,
+                jsonrpc_path=jsonrpc,
+                supported_versions=versions,
+                expose_errors=expose_errors,
+            ),
+            grpc=(
+                GrpcListener(package.grpc_binding.add_to_server, f"{host}:{grpc_port}")
+                if grpc_port is not None
+                else None
+            ),
+        )
+        grpc_note = f" and gRPC on {host}:{grpc_port}" if grpc_port is not None else ""
+        click.echo(
+            f"a2a-codegen: gateway on http://{host}:{port}{grpc_note} in front of"
+            f" {chosen.url} ({chosen.binding} {chosen.version or version}; package in"
+            f" {folder}, removed on exit)",
+            err=True,
+        )
+        uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+
+
+def _grpc_gateway(
     target: str,
     card_path: str | None,
     host: str,
@@ -846,19 +1039,9 @@ def gateway(
     expose_errors: bool,
     **inputs: Any,
 ) -> None:
-    """Serve HTTP+JSON and JSON-RPC in front of a gRPC service with http rules.
+    """``gateway`` in front of the gRPC service at ``target``."""
+    import uvicorn
 
-    An A2A service (the embedded default, a2a.proto) is served with the agent card
-    given by --card; any other service gets no card, and JSON-RPC only when
-    --jsonrpc-path is given. The generated package lives in a temporary folder,
-    removed when the command ends.
-
-    \b
-    Examples:
-      a2a-codegen gateway --target 127.0.0.1:50051 --card card.json --port 8000
-      a2a-codegen gateway a2a.proto -I proto --target agent:50051 --card card.json
-      a2a-codegen gateway library.proto -I proto --target books:50051
-    """
     from .gateway import (
         Gateway,
         GatewayError,
@@ -868,13 +1051,6 @@ def gateway(
         package_folder,
         served_package,
     )
-
-    try:
-        import uvicorn
-    except ImportError:
-        raise CliError(
-            "the gateway needs uvicorn: pip install 'protoc-gen-a2a[gateway]'"
-        ) from None
     from .runtime._grpc import check_forward_headers  # grpcio: grpcio-tools needs it
 
     check: Callable[[tuple[str, ...]], object] = check_forward_headers

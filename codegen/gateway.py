@@ -1,4 +1,5 @@
-"""``a2a-codegen gateway``: the generated app in front of a gRPC service, in one command.
+"""``a2a-codegen gateway``: the generated app in front of a gRPC service or an A2A agent
+over HTTP, in one command.
 
 The package is generated with ``grpc=true`` into a temporary folder (``package_folder``:
 removed when the command ends, however it ends), with protoc's ``_pb2`` module beside it
@@ -12,6 +13,16 @@ given file, its JSON-RPC and HTTP+JSON interfaces pointed at where the gateway i
 reached (``public_url``, else each request's own base URL), one added for a served
 binding the card does not list; its other interfaces (the agent's gRPC one) stay as
 written. Any other service with http rules gets no card, as grpc-gateway serves it.
+
+In front of an A2A agent over HTTP (a ``http://`` or ``https://`` target) the package
+is generated with ``translate=true`` too: the agent's card is read at start-up
+(``fetch_card``: a 1.0 card, or a 0.3 one read as 1.0), the interface to speak to it
+picked (``pick_interface``: the package's version before 0.3, the card's order
+within a version, JSON-RPC and HTTP+JSON only, or the binding asked for), and
+``HttpGateway`` serves ``http_backend.Backend`` on every binding and both versions:
+JSON-RPC and HTTP+JSON on the app, gRPC on a port of its own when asked. The card it
+serves is the agent's with the gateway's interfaces in place of the agent's
+(``gateway_interfaces``).
 """
 
 from __future__ import annotations
@@ -28,15 +39,25 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType, ModuleType
 from typing import Any, NamedTuple
+from urllib.parse import urljoin, urlsplit
 
 from google.protobuf import descriptor_pb2
 from google.protobuf.compiler import plugin_pb2
 
 __all__ = [
+    "AGENT_CARD_PATH",
     "GatewayError",
     "Gateway",
+    "GrpcListener",
+    "HttpGateway",
+    "Interface",
     "Package",
     "card_rewriter",
+    "fetch_card",
+    "fronted",
+    "gateway_interfaces",
+    "pick_interface",
+    "read_card",
     "load_card",
     "load_package",
     "package_folder",
@@ -120,12 +141,14 @@ def served_package(files: Mapping[str, str]) -> tuple[str, bool]:
 
 
 class Package(NamedTuple):
-    """The imported package: its ``asgi`` and ``grpc_binding`` modules, and whether it
-    is an A2A service (``a2a``: it serves an agent card and checks versions)."""
+    """The imported package: its ``asgi`` and ``grpc_binding`` modules, whether it is
+    an A2A service (``a2a``: it serves an agent card and checks versions), and its
+    ``http_backend`` module (a ``translate=true`` generation; else None)."""
 
     asgi: ModuleType
     grpc_binding: ModuleType
     a2a: bool
+    http_backend: ModuleType | None = None
 
 
 def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -174,7 +197,12 @@ def load_package(
     importlib.invalidate_caches()
     asgi = importlib.import_module(f"{name}.asgi")
     grpc_binding = importlib.import_module(f"{name}.grpc_binding")
-    return Package(asgi, grpc_binding, a2a)
+    http_backend = (
+        importlib.import_module(f"{name}.http_backend")
+        if f"{name}/http_backend.py" in files
+        else None
+    )
+    return Package(asgi, grpc_binding, a2a, http_backend)
 
 
 def _protoc_python(request: plugin_pb2.CodeGeneratorRequest, folder: Path) -> None:
@@ -236,3 +264,259 @@ class Gateway:
         await receive()  # lifespan.shutdown
         await channel.close()
         await send({"type": "lifespan.shutdown.complete"})
+
+
+# ------------------------------------------------- in front of an agent over HTTP
+
+AGENT_CARD_PATH = "/.well-known/agent-card.json"
+"""Where an A2A agent serves its card, below its base URL (0.3 and 1.0 alike)."""
+
+HTTP_BINDINGS = ("JSONRPC", "HTTP+JSON")
+"""The bindings an ``http_backend.Backend`` speaks to an agent."""
+
+_BACKEND_BINDING = {"JSONRPC": "jsonrpc", "HTTP+JSON": "http+json"}
+
+
+class Interface(NamedTuple):
+    """One interface of an agent's card: its binding (``protocolBinding``), protocol
+    version as written, absolute URL and tenant."""
+
+    binding: str
+    version: str
+    url: str
+    tenant: str
+
+    @property
+    def major_minor(self) -> str:
+        """``"1.0"`` of ``"1.0.2"``; the version as written when it has no minor."""
+        return ".".join(self.version.split(".")[:2])
+
+    def backend(self, package_version: str) -> dict[str, Any]:
+        """The keywords of ``http_backend.Backend`` that speak to this interface."""
+        version = (
+            None if self.major_minor in ("", package_version) else self.major_minor
+        )
+        return {
+            "binding": _BACKEND_BINDING[self.binding],
+            "version": version,
+            "tenant": self.tenant,
+        }
+
+
+def fetch_card(
+    url: str, *, timeout: float = 10.0
+) -> tuple[dict[str, Any], list[Interface]]:
+    """The card of the A2A agent at ``url`` (read from ``url`` + ``AGENT_CARD_PATH``)
+    as a 1.0 card, and its interfaces; ``GatewayError`` naming the URL for an agent
+    that cannot be reached, an answer that is not 200, or a card that does not
+    parse."""
+    import httpx  # only here: the gateway in front of a gRPC service needs none
+
+    where = url.rstrip("/") + AGENT_CARD_PATH
+    try:
+        response = httpx.get(where, timeout=timeout, follow_redirects=True)
+    except httpx.HTTPError as exc:
+        reason = str(exc) or type(exc).__name__
+        raise GatewayError(f"cannot read the agent card at {where}: {reason}") from None
+    if response.status_code != 200:
+        raise GatewayError(
+            f"cannot read the agent card at {where}: HTTP {response.status_code}"
+        )
+    try:
+        payload = response.json()
+    except ValueError as exc:
+        raise GatewayError(f"the agent card at {where} is not JSON: {exc}") from None
+    return read_card(payload, where)
+
+
+def read_card(payload: object, where: str) -> tuple[dict[str, Any], list[Interface]]:
+    """``payload``, an agent card read at ``where``, as a 1.0 card (a 0.3 card
+    converted, its interfaces of version 0.3), and its interfaces with their URLs
+    made absolute against ``where``; ``GatewayError`` for what is no card."""
+    from .runtime._v0_3_card import card_to_v1
+    from .runtime._v0_3_shapes import ShapeError
+
+    if not isinstance(payload, dict):
+        raise GatewayError(f"the agent card at {where} is not a JSON object")
+    if "supportedInterfaces" in payload:
+        card = payload
+    elif "url" in payload:
+        try:
+            card = card_to_v1(payload)
+        except ShapeError as exc:
+            raise GatewayError(f"the agent card at {where}: {exc}") from None
+    else:
+        raise GatewayError(
+            f"the agent card at {where} is neither a 1.0 card (supportedInterfaces)"
+            " nor a 0.3 one (url)"
+        )
+    listed = card.get("supportedInterfaces")
+    if not isinstance(listed, list) or not all(isinstance(i, dict) for i in listed):
+        raise GatewayError(
+            f"the agent card at {where}: supportedInterfaces is not a list of objects"
+        )
+    interfaces = []
+    for index, entry in enumerate(listed):
+        fields = [entry.get(k, "") for k in ("protocolBinding", "protocolVersion")]
+        fields += [entry.get("url", ""), entry.get("tenant", "")]
+        if not all(isinstance(field, str) for field in fields):
+            raise GatewayError(
+                f"the agent card at {where}: supportedInterfaces[{index}] has a"
+                " field that is not a string"
+            )
+        binding, version, url, tenant = fields
+        interfaces.append(Interface(binding, version, urljoin(where, url), tenant))
+    return card, interfaces
+
+
+def pick_interface(
+    interfaces: Sequence[Interface],
+    *,
+    package_version: str,
+    binding: str | None = None,
+    where: str = "the agent card",
+) -> Interface:
+    """The interface a gateway speaks to the agent over: one of ``HTTP_BINDINGS``
+    (``binding`` only, when given), the package's version before 0.3 (by
+    Major.Minor, as a2a-sdk's client factory picks), the card's order within a
+    version (the agent's preference); ``GatewayError`` listing what the card offers
+    when none fits."""
+    ranks = {package_version: 0, "0.3": 1}
+    candidates = [
+        (ranks[i.major_minor], index, i)
+        for index, i in enumerate(interfaces)
+        if i.binding in HTTP_BINDINGS
+        and (binding is None or i.binding == binding)
+        and i.major_minor in ranks
+        and i.url.startswith(("http://", "https://"))
+    ]
+    if candidates:
+        return min(candidates)[2]
+    offered = ", ".join(
+        f"{i.binding} {i.version or '(no version)'}" for i in interfaces
+    )
+    wanted = binding or " or ".join(HTTP_BINDINGS)
+    raise GatewayError(
+        f"{where} lists no {wanted} interface in version {package_version} or 0.3"
+        f" at an http(s) URL (it lists: {offered or 'none'})"
+    )
+
+
+def gateway_interfaces(
+    base_url: str,
+    *,
+    jsonrpc_path: str,
+    http_json_prefix: str,
+    version: str,
+    grpc_port: int | None = None,
+) -> list[dict[str, Any]]:
+    """The interfaces of a gateway reached at ``base_url``: JSON-RPC and HTTP+JSON in
+    ``version`` and in 0.3 (served at the same URLs), and gRPC at ``grpc_port`` of
+    the same host, in ``version``."""
+    base = base_url.rstrip("/")
+    jsonrpc = {"url": base + jsonrpc_path, "protocolBinding": "JSONRPC"}
+    http_json = {"url": base + http_json_prefix, "protocolBinding": "HTTP+JSON"}
+    interfaces = [
+        {**jsonrpc, "protocolVersion": version},
+        {**http_json, "protocolVersion": version},
+    ]
+    if grpc_port is not None:
+        host = urlsplit(base).hostname or "127.0.0.1"
+        host = f"[{host}]" if ":" in host else host
+        interfaces.append(
+            {
+                "url": f"{host}:{grpc_port}",
+                "protocolBinding": "GRPC",
+                "protocolVersion": version,
+            }
+        )
+    interfaces += [
+        {**jsonrpc, "protocolVersion": "0.3"},
+        {**http_json, "protocolVersion": "0.3"},
+    ]
+    return interfaces
+
+
+class GrpcListener(NamedTuple):
+    """gRPC served beside the app: ``add_to_server(handler, server)`` of the package's
+    ``grpc_binding``, on ``address`` (``host:port``, plaintext)."""
+
+    add_to_server: Callable[[Any, Any], Any]
+    address: str
+
+
+class HttpGateway:
+    """An ASGI app in front of an agent over HTTP, made on the serving loop at lifespan
+    startup: ``make_backend()`` gives the handler (an ``http_backend.Backend``),
+    ``make_app(handler)`` the app; with ``grpc`` the handler is also served on a
+    ``grpc.aio`` server. At shutdown the gRPC server stops (a second's grace) and the
+    backend's HTTP client is closed. A startup that fails (a port in use) is reported
+    to the server as ``lifespan.startup.failed`` with its reason."""
+
+    def __init__(
+        self,
+        make_backend: Callable[[], Any],
+        make_app: Callable[[Any], Any],
+        *,
+        grpc: GrpcListener | None = None,
+    ) -> None:
+        self.make_backend, self.make_app, self.grpc = make_backend, make_app, grpc
+        self.app: Any = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+        await receive()  # lifespan.startup
+        backend = self.make_backend()
+        try:
+            server = await self._grpc_server(backend)
+        except Exception as exc:
+            await backend.aclose()
+            await send({"type": "lifespan.startup.failed", "message": str(exc)})
+            return
+        self.app = self.make_app(backend)
+        await send({"type": "lifespan.startup.complete"})
+        await receive()  # lifespan.shutdown
+        if server is not None:
+            await server.stop(1.0)
+        await backend.aclose()
+        await send({"type": "lifespan.shutdown.complete"})
+
+    async def _grpc_server(self, backend: Any) -> Any:
+        if self.grpc is None:
+            return None
+        import grpc.aio
+
+        server = grpc.aio.server()
+        self.grpc.add_to_server(backend, server)
+        try:
+            server.add_insecure_port(self.grpc.address)
+        except RuntimeError as exc:  # grpc's "Failed to bind"
+            raise GatewayError(
+                f"cannot serve gRPC on {self.grpc.address}: {exc}"
+            ) from None
+        await server.start()
+        return server
+
+
+_Rewrite = Callable[[str], list[dict[str, Any]]]
+
+
+def fronted(backend_class: Any, interfaces_at: _Rewrite, public_url: str | None) -> Any:
+    """``backend_class`` (the package's ``http_backend.Backend``) with the extended
+    agent card it answers rewritten as the public one is: the gateway's interfaces in
+    place of the agent's (at ``public_url``, else where the call reached the gateway;
+    over gRPC, which names no URL, the agent's are dropped)."""
+
+    async def get_extended_agent_card(self: Any, request: Any, context: Any) -> Any:
+        card = await backend_class.get_extended_agent_card(self, request, context)
+        base = public_url or context.base_url
+        interfaces = interfaces_at(base) if base else []
+        return {**card, "supportedInterfaces": interfaces}
+
+    return type(
+        "GatewayBackend",
+        (backend_class,),
+        {"get_extended_agent_card": get_extended_agent_card},
+    )

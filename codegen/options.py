@@ -52,6 +52,11 @@ class Options:
                    library (grpcio, protobuf, the pb2 module). It serves the handler
                    of the serving layer, so it implies ``serve=true``
                    (``serve=false`` beside it is an error).
+    translate:     ``true`` also writes ``http_backend.py``: a handler answered by an
+                   A2A agent over JSON-RPC or HTTP+JSON, 1.0 or 0.3, which needs httpx
+                   (A2A services only). It serves through the serving layer and
+                   calls through the client helpers, so it implies ``serve=true``
+                   and ``client=true`` (either ``false`` beside it is an error).
     pb2_module:    the module of the message classes ``protoc --python_out`` wrote for
                    the proto file (e.g. ``myproject.a2a_pb2``); default: the name
                    protoc gives it (``a2a_pb2`` for ``a2a.proto``, ``lf.a2a.v1.a2a_pb2``
@@ -75,6 +80,7 @@ class Options:
     serve: bool = False
     client: bool = False
     grpc: bool = False
+    translate: bool = False
     pb2_module: str | None = None
     v0_3_proto: str | None = None
 
@@ -133,7 +139,7 @@ class Options:
                 raise OptionError(f"option {key}={text!r}: expected a positive integer")
             limits[key] = int(text)
         flags = {}
-        for key in ("openapi", "serve", "client", "grpc"):
+        for key in ("openapi", "serve", "client", "grpc", "translate"):
             text = values.get(key, "false")
             if text not in ("true", "false"):
                 raise OptionError(f"option {key}={text!r}: expected true or false")
@@ -143,6 +149,13 @@ class Options:
                 "option serve=false contradicts grpc=true: the gRPC binding serves"
                 " the handler of the serving layer (leave serve out, or set it true)"
             )
+        for layer in ("serve", "client"):
+            if flags["translate"] and values.get(layer) == "false":
+                raise OptionError(
+                    f"option {layer}=false contradicts translate=true: the HTTP"
+                    " backend serves through the serving layer and calls through the"
+                    f" client helpers (leave {layer} out, or set it true)"
+                )
         pb2_module = values.get("pb2_module")
         if pb2_module is not None:
             if not _DOTTED.match(pb2_module) or any(
@@ -168,9 +181,10 @@ class Options:
             max_query_depth=limits["max_query_depth"],
             max_query_params=limits["max_query_params"],
             openapi=flags["openapi"],
-            serve=flags["serve"] or flags["grpc"],
-            client=flags["client"],
+            serve=flags["serve"] or flags["grpc"] or flags["translate"],
+            client=flags["client"] or flags["translate"],
             grpc=flags["grpc"],
+            translate=flags["translate"],
             pb2_module=pb2_module,
             v0_3_proto=values.get("v0_3_proto"),
         )

@@ -39,9 +39,9 @@ generated files from stdout. Run it through protoc or buf, e.g.
   python -m grpc_tools.protoc -I spec -I GOOGLEAPIS --a2a_out=src/vendor a2a.proto
 
 Options go in --a2a_opt=k=v,...: module, tenant_field, ambiguity, profile, acknowledge,
-serve, client, grpc, openapi, pb2_module, v0_3_proto (docs/generating.md). With none, the
-package holds the tables; serve=true adds the serving layer, client=true the client
-helpers, grpc=true the gRPC binding.
+serve, client, grpc, translate, openapi, pb2_module, v0_3_proto (docs/generating.md).
+With none, the package holds the tables; serve=true adds the serving layer, client=true
+the client helpers, grpc=true the gRPC binding, translate=true the HTTP backend.
 As a build step or CI check without protoc, use a2a-codegen (a2a-codegen --help).
 """
 
@@ -103,8 +103,14 @@ def run(
     if options.client:
         lacking = [f.proto_file for f in generation.files if not f.a2a]
         if lacking:
+            asked = (
+                "translate=true: the HTTP backend calls through the client helpers,"
+                " which"
+                if options.translate
+                else "client=true: the client helpers"
+            )
             response.error = (
-                f"protoc-gen-a2a: option client=true: the client helpers are A2A's,"
+                f"protoc-gen-a2a: option {asked} are A2A's,"
                 f" and {', '.join(lacking)} has no A2A service"
             )
             return Run(response, (), ())
@@ -121,6 +127,7 @@ def run(
             v0_3=bool(legacy),
             serve=options.serve,
             client=options.client,
+            translate=options.translate,
         )
         for name, content in sorted(rendered.items()):
             response.file.add(name=f"{package}/{name}", content=content)

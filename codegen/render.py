@@ -57,6 +57,7 @@ __all__ = [
     "CLIENT_MODULE",
     "MODULES",
     "GRPC_MODULE",
+    "TRANSLATE_MODULE",
     "SERVE_MODULES",
 ]
 
@@ -73,6 +74,7 @@ V0_3_MODULES = ("routes.py", "query.py", "messages.py")
 SERVE_MODULES = ("handler.py", "asgi.py", "protocol.py")
 CLIENT_MODULE = "client.py"
 GRPC_MODULE = "grpc_binding.py"
+TRANSLATE_MODULE = "http_backend.py"
 
 
 class RenderError(RuntimeError):
@@ -92,14 +94,16 @@ def runtime_layers(
     serve: bool = False,
     client: bool = False,
     grpc: bool = False,
+    translate: bool = False,
 ) -> tuple[str, ...]:
     """The runtime folders a package carries whole, in ``LAYERS`` order: ``tables``
     always; ``errors`` (A2A's error table) for an ``a2a`` service and with serving or
     calling; ``wire`` (what both ends of a call share) with serving or calling;
     ``v0_3`` with calling or serving an ``a2a`` service (both speak to 0.3 peers
-    too); ``serve``, ``client`` and ``grpc`` with their options (``grpc`` implies
-    ``serve``)."""
-    serve = serve or grpc
+    too); ``serve``, ``client``, ``grpc`` and ``translate`` with their options
+    (``grpc`` implies ``serve``; ``translate`` both ``serve`` and ``client``)."""
+    serve = serve or grpc or translate
+    client = client or translate
     wanted = {
         "tables": True,
         "errors": a2a or serve or client,
@@ -108,6 +112,7 @@ def runtime_layers(
         "serve": serve,
         "client": client,
         "grpc": grpc,
+        "translate": translate,
     }
     return tuple(layer for layer in LAYERS if wanted[layer])
 
@@ -348,12 +353,15 @@ def _views(
     *,
     serve: bool = False,
     client: bool = False,
+    translate: bool = False,
 ) -> dict[str, FileView]:
     """One view per template, by module file name: the tables always; with ``serve``
     the handler and the ASGI app; with ``client`` the client helpers (A2A only); for
     A2A with either, ``protocol`` (its rules: both sides use them); with a
-    ``pb2_module`` (option ``grpc=true``, which implies ``serve``) the gRPC binding's. ``v0_3``: the package has the ``v0_3``
-    subpackage, which its application serves."""
+    ``pb2_module`` (option ``grpc=true``, which implies ``serve``) the gRPC binding's;
+    with ``translate`` (A2A only; implies ``serve`` and ``client``) the HTTP backend.
+    ``v0_3``: the package has the ``v0_3`` subpackage, which its application
+    serves."""
     found: dict[str, FileView] = {
         "__init__.py": FileView(binding_file),
         "routes.py": RoutesView(binding_file),
@@ -361,7 +369,9 @@ def _views(
         "jsonrpc.py": JsonRpcView(binding_file),
         "messages.py": MessagesView(binding_file),
     }
-    serve = serve or pb2_module is not None
+    translate = translate and binding_file.a2a
+    serve = serve or pb2_module is not None or translate
+    client = client or translate
     if serve:
         found["handler.py"] = HandlerView(binding_file)
         found["asgi.py"] = AsgiView(binding_file, v0_3=v0_3)
@@ -371,6 +381,8 @@ def _views(
         found[CLIENT_MODULE] = ClientView(binding_file)
     if pb2_module is not None:
         found[GRPC_MODULE] = GrpcView(binding_file, pb2_module)
+    if translate:
+        found[TRANSLATE_MODULE] = ClientView(binding_file)
     modules = [name.removesuffix(".py") for name in found] + ["v0_3"] * v0_3
     found["__init__.py"] = InitView(binding_file, modules)
     return found
@@ -384,13 +396,21 @@ def render_sources(
     v0_3: bool = False,
     serve: bool = False,
     client: bool = False,
+    translate: bool = False,
 ) -> dict[str, str]:
     """Every module's source as the templates write it, before ``layout``: the
     tables, and the layers asked for (see ``_views``); ``v0_3``: the package has the
     ``v0_3`` subpackage."""
     env = env or _environment()
     sources: dict[str, str] = {}
-    layers = _views(binding_file, pb2_module, v0_3, serve=serve, client=client)
+    layers = _views(
+        binding_file,
+        pb2_module,
+        v0_3,
+        serve=serve,
+        client=client,
+        translate=translate,
+    )
     for module, view in layers.items():
         name = module + ".j2"
         try:
@@ -416,16 +436,22 @@ def render_file(
     v0_3: bool = False,
     serve: bool = False,
     client: bool = False,
+    translate: bool = False,
 ) -> dict[str, str]:
     """Every module of one output package, by file name relative to the package: the
     tables; with ``serve`` the serving layer, with ``client`` the client helpers, with
     ``pb2_module`` (option ``grpc=true``: the module of the message classes) the gRPC
-    binding; and the runtime folders of those layers (``runtime_layers``). ``v0_3``:
+    binding, with ``translate`` the HTTP backend; and the runtime folders of those layers (``runtime_layers``). ``v0_3``:
     the package has the ``v0_3`` subpackage (option ``v0_3_proto``), which its
     ``asgi.py`` serves."""
     rendered = {}
     sources = render_sources(
-        binding_file, pb2_module=pb2_module, v0_3=v0_3, serve=serve, client=client
+        binding_file,
+        pb2_module=pb2_module,
+        v0_3=v0_3,
+        serve=serve,
+        client=client,
+        translate=translate,
     )
     for module, source in sources.items():
         try:
@@ -445,6 +471,7 @@ def render_file(
         serve=serve,
         client=client,
         grpc=pb2_module is not None,
+        translate=translate and binding_file.a2a,
     )
     for module, path in runtime_files(layers).items():
         rendered[module] = header + path.read_text(encoding="utf-8")

@@ -152,11 +152,16 @@ class AsgiView(_ServingView):
 
 
 class ClientView(_ServingView):
-    """What ``client.py`` prints."""
+    """What ``client.py`` and ``http_backend.py`` print."""
 
     @property
     def streaming_methods(self) -> tuple[HandlerMethod, ...]:
         return tuple(m for m in self.methods if m.streaming)
+
+    @property
+    def protocol_version(self) -> str:
+        """The A2A version the package speaks (``http_backend.py`` names it)."""
+        return self.file.protocol_version
 
     @property
     def unary_methods(self) -> tuple[HandlerMethod, ...]:

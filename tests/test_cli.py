@@ -89,6 +89,8 @@ def test_generate_from_descriptor_set_and_module(tmp_path: Path, sdk_a2a: Path) 
         "grpc=true",
         "--opt",
         "client=true",
+        "--opt",
+        "translate=true",
         "--v0-3",
         "a2a.compat.v0_3.a2a_v0_3_pb2",
     )
@@ -109,6 +111,8 @@ def test_generate_without_input_uses_the_embedded_default(tmp_path: Path) -> Non
         "grpc=true",
         "--opt",
         "client=true",
+        "--opt",
+        "translate=true",
         "--v0-3",
         "a2a.compat.v0_3.a2a_v0_3_pb2",
         "--print-routes",

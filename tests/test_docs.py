@@ -404,6 +404,7 @@ def test_the_files_each_layer_adds_are_what_the_plugin_writes() -> None:
         "serve=true": served - tables,
         "client=true": a2a("client=true") - tables,
         "grpc=true": a2a("grpc=true") - served,
+        "translate=true": a2a("translate=true") - a2a("serve=true,client=true"),
         "openapi=true": a2a("openapi=true") - tables,
     }
     library = PROTO / "features" / "library.proto"
@@ -424,6 +425,10 @@ def test_the_files_each_layer_adds_are_what_the_plugin_writes() -> None:
         request_from_protos([str(library)], [str(library.parent)], "client=true")
     )
     assert "client" in refused.error
+    refused = generate(
+        request_from_protos([str(library)], [str(library.parent)], "translate=true")
+    )
+    assert "translate=true" in refused.error
 
 
 def test_the_overlaps_file_example_parses() -> None:

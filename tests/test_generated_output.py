@@ -26,8 +26,13 @@ from .conftest import (
 )
 
 STDLIB = set(sys.stdlib_module_names)
-# The one exception, written only with grpc=true: the gRPC binding's runtime.
-GRPC_IMPORTS = {"_grpc.py": {"grpc", "google"}, "_proto.py": {"google"}}
+# The exceptions, written only with grpc=true (the gRPC binding's runtime) and
+# translate=true (the HTTP backend's).
+GRPC_IMPORTS = {
+    "_grpc.py": {"grpc", "google"},
+    "_proto.py": {"google"},
+    "_http_backend.py": {"httpx"},
+}
 
 
 def _write(response, out: Path) -> Path:  # type: ignore[no-untyped-def]
@@ -41,7 +46,8 @@ def test_committed_generated_is_what_make_generate_writes() -> None:
     response = generate(
         with_v0_3(
             request_from_module(
-                parameter="module=a2a_binding,serve=true,client=true,openapi=true,grpc=true"
+                parameter="module=a2a_binding,serve=true,client=true,openapi=true,grpc=true,"
+                "translate=true"
             ),
             request_from_module(V0_3_MODULE),
         )

@@ -94,6 +94,7 @@ def test_protoc_writes_the_layers_asked_for(tmp_path: Path, sdk_a2a: Path) -> No
         "a2a_binding/_cancellation.py",
         "a2a_binding/_client.py",
         "a2a_binding/_compiling.py",
+        "a2a_binding/_deadline.py",
         "a2a_binding/_documents.py",
         "a2a_binding/_errors.py",
         "a2a_binding/_failure.py",

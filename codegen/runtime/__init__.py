@@ -16,6 +16,8 @@ carries the folders of its layers whole, side by side in its own folder:
 - ``serve/``: the ASGI application and the A2A serving rules (option ``serve``);
 - ``client/``: the client helpers (option ``client``);
 - ``grpc/``: the gRPC binding (option ``grpc``);
+- ``translate/``: the HTTP backends, a handler answered by an A2A agent over HTTP
+  (option ``translate``; the one layer that needs httpx);
 - ``v0_3/``: A2A 0.3 beside 1.0 (with calling, or serving an A2A service).
 
 Modules import each other relatively (``from ._query import ...``) as if in one folder,
@@ -26,7 +28,7 @@ lists the layer folders, so ``codegen.runtime._paths`` is ``tables/_paths.py``. 
 
 from pathlib import Path
 
-LAYERS = ("tables", "errors", "wire", "v0_3", "serve", "client", "grpc")
+LAYERS = ("tables", "errors", "wire", "v0_3", "serve", "client", "grpc", "translate")
 """The layer folders, each depending on those before it only."""
 
 __path__ += [str(Path(__file__).with_name(layer)) for layer in LAYERS]

@@ -14,6 +14,7 @@ Modules:
     protocol: the A2A rules the proto does not carry (versions, errors, SSE).
     client: the client helpers: requests to send, answers read back.
     grpc_binding: the gRPC binding: ``add_to_server`` and ``Backend``.
+    http_backend: ``Backend``, a handler answered by an A2A agent over HTTP.
     v0_3: the A2A 0.3 tables, beside the 1.0 ones.
     _*: the algorithms those modules run, the same in every generated package.
 

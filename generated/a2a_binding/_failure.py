@@ -23,7 +23,7 @@ code's name as ``status``); the JSON-RPC form has two renderings, A2A's
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from ._cancellation import DeadlineExceeded, handler_cancelled
@@ -50,7 +50,9 @@ __all__ = [
     "Refusal",
     "UNAUTHENTICATED_CODE",
     "Unauthenticated",
+    "PUBLISHED_CODES",
     "bad_request",
+    "error_from_status",
     "failure_of",
     "internal",
     "not_found",
@@ -330,3 +332,111 @@ class Failures:
         except Exception as failed:  # a refusal that cannot be described
             return self.internal(failed, where)
         return failure if failure is not None else self.internal(exc, where)
+
+
+# ------------------------------------------------ a failed call, read back
+
+
+PUBLISHED_CODES = frozenset(
+    {
+        "INVALID_ARGUMENT",
+        "NOT_FOUND",
+        "ALREADY_EXISTS",
+        "PERMISSION_DENIED",
+        "RESOURCE_EXHAUSTED",
+        "FAILED_PRECONDITION",
+        "ABORTED",
+        "OUT_OF_RANGE",
+        "UNIMPLEMENTED",
+        "UNAUTHENTICATED",
+    }
+)
+"""The status codes whose message and details a failed call passes on as the service
+sent them (``error_from_status``): the answers a service gives on purpose, about the request. grpc writes
+these itself only with texts that name no address and no exception ("Method not
+found!", "Received message larger than max (N vs. M)"). The other six (CANCELLED,
+UNKNOWN, DEADLINE_EXCEEDED, INTERNAL, UNAVAILABLE, DATA_LOSS) carry what a service did
+not mean to publish: an unexpected exception's text (grpc's own ``Unexpected <class
+...>: ...``), or a text grpc wrote naming the service's address (a connection that
+failed)."""
+
+_UNPUBLISHED_MESSAGES: Mapping[str, str] = {
+    "CANCELLED": "the call was cancelled",
+    "DEADLINE_EXCEEDED": "the call's deadline passed",
+    "UNAVAILABLE": "the service is unavailable",
+}
+"""What the caller is told of a status whose text is kept back (else ``GENERIC_ERROR``)."""
+
+_ROUTINE_CODES = frozenset({"CANCELLED", "DEADLINE_EXCEEDED"})
+"""Codes whose kept-back text is logged at INFO: the call's own end, not a failure of
+the service."""
+
+
+def error_from_status(
+    code: str,
+    message: str,
+    status: object,
+    *,
+    challenge: str | None = None,
+    a2a: bool = True,
+    expose_errors: bool = False,
+    where: str = "a call",
+    log: logging.Logger,
+) -> Exception | None:
+    """What the serving side raised, read back from a call that failed with the gRPC
+    ``code`` (its name), ``message`` and ``status`` (the ``google.rpc.Status`` dict
+    that came with it, or None): over gRPC, or in an HTTP+JSON error body. The
+    ``A2AError`` its first A2A ErrorInfo names; ``Unauthenticated`` (``challenge``,
+    else ``Bearer``); ``InvalidArgument`` with the ``BadRequest``'s violations;
+    ``DeadlineExceeded``; else the ``RpcError`` of the code, message and Status
+    details; None for a code that is no canonical error code. With ``a2a=False`` (a
+    service without the A2A profile) every failure is that ``RpcError``.
+
+    A status the service did not mean to publish, one whose code is not in
+    ``PUBLISHED_CODES`` and that names no A2A error, keeps its code but not its text:
+    its message is a fixed one (``"internal error"``, ``"the service is
+    unavailable"``...) and its details are dropped, unless ``expose_errors``. Its text
+    is logged on ``log`` with ``where`` either way: at ERROR, at INFO for CANCELLED and
+    DEADLINE_EXCEEDED."""
+    if a2a and status is not None:
+        found = A2AError.from_status(status)
+        if found is not None:
+            return found
+    if code not in PUBLISHED_CODES and code != "OK":
+        level = logging.INFO if code in _ROUTINE_CODES else logging.ERROR
+        log.log(level, "%s failed: %s %s", where, code, message)
+        if not expose_errors:
+            message = _UNPUBLISHED_MESSAGES.get(code, GENERIC_ERROR)
+            status = None
+    details = _details(status)
+    if a2a and code == "UNAUTHENTICATED":
+        try:
+            return Unauthenticated(message, challenge=challenge or "Bearer")
+        except ValueError:  # a challenge no header can carry
+            return Unauthenticated(message)
+    if a2a and code == "INVALID_ARGUMENT":
+        violations = [
+            (str(row.get("field", "")), str(row.get("description", "")))
+            for detail in details
+            if detail.get("@type") == BAD_REQUEST_TYPE
+            for row in _rows(detail.get("fieldViolations"))
+        ]
+        return InvalidArgument(message, violations)
+    if a2a and code == "DEADLINE_EXCEEDED":
+        return DeadlineExceeded(message)
+    try:
+        return RpcError(code, message, details)
+    except ValueError:
+        return None
+
+
+def _rows(value: object) -> list[Mapping[str, Any]]:
+    """The objects of a list in a peer's JSON; nothing for anything else."""
+    if not isinstance(value, list):
+        return []
+    return [row for row in value if isinstance(row, Mapping)]
+
+
+def _details(status: object) -> list[Mapping[str, Any]]:
+    """The ``details`` of a ``google.rpc.Status`` dict, its objects only."""
+    return _rows(status.get("details")) if isinstance(status, Mapping) else []

@@ -98,18 +98,17 @@ from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, json_forma
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
-from ._cancellation import DeadlineExceeded
-from ._errors import DOMAIN, ERROR_INFO_TYPE, A2AError
-from ._failure import BAD_REQUEST_TYPE, GENERIC_ERROR, Failure, InvalidArgument
-from ._failure import Failures, Refusal, Unauthenticated, numbered, other_tenant
+from ._deadline import TIMEOUT_KEY, caller_timeout, format_timeout, parse_timeout
+from ._errors import DOMAIN, ERROR_INFO_TYPE
+from ._failure import PUBLISHED_CODES, Failure, Failures, InvalidArgument, Refusal
+from ._failure import error_from_status, numbered, other_tenant
 from ._jsonrpc import INVALID_REQUEST
+from ._headers import allow_list
 from ._params import NO_PARAMS, ServiceParams, VersionPolicy, read_service_params
 from ._paths import Name, Rpc
 from ._proto import LARGE_MESSAGE_BYTES, MessageBuilder, MessageReader, is_large
 from ._proto import is_repeated, off_loop
-from ._quoting import excerpt
 from ._request import CallContext
-from ._status import RpcError
 from ._validate import Schema, ValidationError
 from ._validate_fast import validator
 
@@ -152,19 +151,6 @@ INVALID_PARAMS_REASON = "INVALID_PARAMS"
 
 VERSION_KEY = "a2a-version"
 EXTENSIONS_KEY = "a2a-extensions"
-TIMEOUT_KEY = "grpc-timeout"
-"""The caller's deadline as a header: sent by an HTTP client as grpc-gateway reads it,
-and put into a gRPC call's ``CallContext.headers`` from the call's deadline."""
-
-_TIMEOUT_UNITS: Mapping[str, float] = {
-    "H": 3600.0,
-    "M": 60.0,
-    "S": 1.0,
-    "m": 1e-3,
-    "u": 1e-6,
-    "n": 1e-9,
-}
-
 _LATEST_DEADLINE = (2**63 - 1) / 1e9
 """The latest deadline grpc can hold, in seconds since the Unix epoch. grpc.aio makes a
 call's ``timeout`` an absolute deadline on the wall clock in int64 nanoseconds, and a
@@ -330,35 +316,6 @@ def status_of(
     ]
     trailers.extend((name.lower(), value) for name, value in failure.headers)
     return code, failure.message, tuple(trailers)
-
-
-# -------------------------------------------------------------------- deadlines
-
-
-def format_timeout(seconds: float) -> str:
-    """``seconds`` in the gRPC wire form of a timeout (at most 8 digits and a unit),
-    rounded up to the unit: the least unit that holds it."""
-    nanoseconds = max(round(seconds * 1e9), 0)  # whole nanoseconds: no float residue
-    for unit in "numSMH":
-        size = round(_TIMEOUT_UNITS[unit] * 1e9)
-        count = -(-nanoseconds // size)  # ceiling
-        if count < 100_000_000:
-            return f"{count}{unit}"
-    return "99999999H"
-
-
-def parse_timeout(value: str) -> float:
-    """The seconds of a gRPC wire timeout (``"100m"``, ``"5S"``); ``InvalidArgument``
-    naming the header when it is not one."""
-    digits, unit = value[:-1], value[-1:]
-    if not (0 < len(digits) <= 8 and digits.isascii() and digits.isdigit()) or (
-        unit not in _TIMEOUT_UNITS
-    ):
-        raise InvalidArgument(
-            f"the {TIMEOUT_KEY} header {excerpt(value)} is not a gRPC timeout"
-            " (1 to 8 digits and a unit, one of H M S m u n)"
-        )
-    return int(digits) * _TIMEOUT_UNITS[unit]
 
 
 # ------------------------------------------------------------------- the tables
@@ -899,41 +856,6 @@ class GrpcBinding:
 # ------------------------------------------------------------------ the client side
 
 
-PUBLISHED_CODES = frozenset(
-    {
-        "INVALID_ARGUMENT",
-        "NOT_FOUND",
-        "ALREADY_EXISTS",
-        "PERMISSION_DENIED",
-        "RESOURCE_EXHAUSTED",
-        "FAILED_PRECONDITION",
-        "ABORTED",
-        "OUT_OF_RANGE",
-        "UNIMPLEMENTED",
-        "UNAUTHENTICATED",
-    }
-)
-"""The status codes whose message and details a failed call passes on as the service
-sent them: the answers a service gives on purpose, about the request. grpc writes
-these itself only with texts that name no address and no exception ("Method not
-found!", "Received message larger than max (N vs. M)"). The other six (CANCELLED,
-UNKNOWN, DEADLINE_EXCEEDED, INTERNAL, UNAVAILABLE, DATA_LOSS) carry what a service did
-not mean to publish: an unexpected exception's text (grpc's own ``Unexpected <class
-...>: ...``), or a text grpc wrote naming the service's address (a connection that
-failed)."""
-
-_UNPUBLISHED_MESSAGES: Mapping[str, str] = {
-    "CANCELLED": "the call was cancelled",
-    "DEADLINE_EXCEEDED": "the call's deadline passed",
-    "UNAVAILABLE": "the service is unavailable",
-}
-"""What the caller is told of a status whose text is kept back (else ``GENERIC_ERROR``)."""
-
-_ROUTINE_CODES = frozenset({"CANCELLED", "DEADLINE_EXCEEDED"})
-"""Codes whose kept-back text is logged at INFO: the call's own end, not a failure of
-the service."""
-
-
 def error_of(
     error: grpc.aio.AioRpcError,
     *,
@@ -956,53 +878,24 @@ def error_of(
     is logged on ``<package>.grpc`` with ``where`` (the method path) either way: at
     ERROR, at INFO for CANCELLED and DEADLINE_EXCEEDED."""
     trailers = tuple(error.trailing_metadata() or ())
-    status = decode_status(trailers)
-    message = error.details() or ""
-    code = error.code()
-    if a2a and status is not None:
-        found = A2AError.from_status(status)
-        if found is not None:
-            return found
-    if code.name not in PUBLISHED_CODES and code is not grpc.StatusCode.OK:
-        level = logging.INFO if code.name in _ROUTINE_CODES else logging.ERROR
-        log.log(level, "%s failed: %s %s", where, code.name, message)
-        if not expose_errors:
-            message = _UNPUBLISHED_MESSAGES.get(code.name, GENERIC_ERROR)
-            status = None
-    if not a2a:
-        return _rpc_error(error, code, message, status)
-    if code is grpc.StatusCode.UNAUTHENTICATED:
-        challenge = next(
-            (v for k, v in trailers if k == "www-authenticate" and isinstance(v, str)),
-            "Bearer",
-        )
-        try:
-            return Unauthenticated(message, challenge=challenge)
-        except ValueError:  # a challenge no header can carry
-            return Unauthenticated(message)
-    if code is grpc.StatusCode.INVALID_ARGUMENT:
-        violations = [
-            (str(row.get("field", "")), str(row.get("description", "")))
-            for detail in (status or {}).get("details", ())
-            if detail.get("@type") == BAD_REQUEST_TYPE
-            for row in detail.get("fieldViolations", ())
-        ]
-        return InvalidArgument(message, violations)
-    if code is grpc.StatusCode.DEADLINE_EXCEEDED:
-        return DeadlineExceeded(message)
-    return _rpc_error(error, code, message, status)
-
-
-def _rpc_error(
-    error: grpc.aio.AioRpcError, code: grpc.StatusCode, message: str, status: Any
-) -> Exception:
-    """The ``RpcError`` of a failed call; ``error`` itself for a code that is not an
-    error's (OK, which grpc never fails a call with)."""
-    try:
-        return RpcError(code.name, message, (status or {}).get("details", ()))
-    except ValueError:
+    challenge = next(
+        (v for k, v in trailers if k == "www-authenticate" and isinstance(v, str)),
+        None,
+    )
+    found = error_from_status(
+        error.code().name,
+        error.details() or "",
+        decode_status(trailers),
+        challenge=challenge,
+        a2a=a2a,
+        expose_errors=expose_errors,
+        where=where,
+        log=log,
+    )
+    if found is None:  # a code that is no error's (OK, which grpc never fails with)
         unread: Exception = error  # typed here: grpc may be unstubbed
         return unread
+    return found
 
 
 _FIELD_BEHAVIOR = 1052  # google.api.field_behavior, an extension of FieldOptions
@@ -1170,20 +1063,19 @@ def check_forward_headers(names: Iterable[str]) -> frozenset[str]:
     header or ``Host``, an HTTP/2 pseudo-header (``:path``), a name gRPC reserves
     (``grpc-*``: ``grpc-status`` would end every call), or one that is no gRPC
     metadata key (grpc refuses to send it)."""
-    allowed: set[str] = set()
-    for name in names:
-        key = name.lower()
-        why = _NEVER_FORWARDED.get(key)
-        if why is None and key.startswith(":"):
-            why = "an HTTP/2 pseudo-header, not a header"
-        if why is None and key.startswith("grpc-"):
-            why = "reserved by gRPC for its own use"
-        if why is None and not (key and set(key) <= _METADATA_KEY_CHARACTERS):
-            why = "no gRPC metadata key (lower-case letters, digits, '-', '_', '.')"
-        if why is not None:
-            raise ValueError(f"the header {name!r} cannot be forwarded: it is {why}")
-        allowed.add(key)
-    return frozenset(allowed)
+    return allow_list(names, _never_forwarded)
+
+
+def _never_forwarded(key: str) -> str | None:
+    """Why gRPC metadata never carries the header ``key`` on; None when it may."""
+    why = _NEVER_FORWARDED.get(key)
+    if why is None and key.startswith(":"):
+        why = "an HTTP/2 pseudo-header, not a header"
+    if why is None and key.startswith("grpc-"):
+        why = "reserved by gRPC for its own use"
+    if why is None and not (key and set(key) <= _METADATA_KEY_CHARACTERS):
+        why = "no gRPC metadata key (lower-case letters, digits, '-', '_', '.')"
+    return why
 
 
 def _metadata_value(key: str, value: str) -> str:
@@ -1306,17 +1198,12 @@ class GrpcBackend:
         """The timeout (seconds) of a call made for ``context``: the nearer of the
         ``timeout`` option and the context's ``grpc-timeout``, at most the longest
         grpc can hold (a call given more would fail at once); None when neither."""
-        timeouts = [] if self.timeout is None else [self.timeout]
-        if context is not None:
-            timeouts.extend(
-                parse_timeout(value)
-                for key, value in context.headers
-                if key == TIMEOUT_KEY
-            )
-        if not timeouts:
+        headers = () if context is None else context.headers
+        timeout = caller_timeout(self.timeout, headers)
+        if timeout is None:
             return None
         # less a second: grpc reads the clock again when the call starts
-        return min(*timeouts, _LATEST_DEADLINE - time.time() - 1.0)
+        return min(timeout, _LATEST_DEADLINE - time.time() - 1.0)
 
     def _encode(self, remote: _Remote, request: Mapping[str, Any]) -> bytes:
         if self._builder is not None:

@@ -40,7 +40,7 @@ __all__ = [
     "read_stream",
 ]
 
-_CLIENT = ClientBinding(
+BINDING = ClientBinding(
     build=routes.build,
     jsonrpc_request=jsonrpc.request,
     headers=request_headers,
@@ -49,6 +49,8 @@ _CLIENT = ClientBinding(
     package=__package__,
     protocol_version=PROTOCOL_VERSION,
 )
+"""The ``ClientBinding`` of this package, which these helpers (and an
+``http_backend.Backend``) call through."""
 
 
 @overload
@@ -286,7 +288,7 @@ def prepare(
     cannot carry a stream of requests: ``ValueError``.
     """
     del dynamic  # for type checkers only
-    return _CLIENT.prepare(
+    return BINDING.prepare(
         rpc,
         request,
         base_url=base_url,
@@ -462,7 +464,7 @@ def read_response(
     error and ``ResponseError`` for an answer that is neither. ``version="0.3"``: the
     answer of an A2A 0.3 server, read back into the 1.0 response.
     """
-    return _CLIENT.read_response(
+    return BINDING.read_response(
         rpc, status, headers, body, binding=binding, version=version
     )
 
@@ -507,7 +509,7 @@ def read_stream(
     """The responses of an event-stream body given as byte chunks, in order; raises
     as ``read_response`` does on an error event (``version="0.3"``: 0.3 events, read
     back as 1.0 ones)."""
-    return _CLIENT.read_stream(rpc, chunks, binding=binding, version=version)
+    return BINDING.read_stream(rpc, chunks, binding=binding, version=version)
 
 
 @overload
@@ -548,4 +550,4 @@ def aread_stream(
     version: str | None = None,
 ) -> AsyncIterator[Any]:
     """``read_stream`` over async byte chunks (``httpx``'s ``aiter_bytes()``)."""
-    return _CLIENT.aread_stream(rpc, chunks, binding=binding, version=version)
+    return BINDING.aread_stream(rpc, chunks, binding=binding, version=version)

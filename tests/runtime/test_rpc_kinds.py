@@ -31,6 +31,8 @@ from grpc_tools import protoc
 
 import codegen.runtime
 from codegen.inputs import include_paths
+from codegen.runtime._http_backend import HttpBackend
+from tests.servers import running
 
 from ..conftest import PROTO, run_plugin
 
@@ -543,7 +545,9 @@ def test_grpc_backend_forwards_both_kinds(packages: dict[str, Any]) -> None:
             summary = await backend.upload_readings(
                 _items({"value": "5"}, {"value": 6}), None
             )
-            rpc_error = packages["streams._grpc"].RpcError
+            rpc_error = importlib.import_module(
+                "streams_kinds_binding._status"
+            ).RpcError
             with pytest.raises(rpc_error) as refused:  # no A2A profile: the status
                 await backend.upload_readings(_items({"value": "1"}, {}), None)
             with pytest.raises(RuntimeError, match="the requests broke"):
@@ -906,6 +910,40 @@ def test_http_json_a2a_live_message(packages: dict[str, Any]) -> None:
     assert refused.status_code == 400
     (detail,) = refused.json()["error"]["details"]
     assert detail["fieldViolations"][0]["field"] == "[0].message.role"
+
+
+def test_http_backend_sends_a_stream_of_requests_to_an_http_json_agent(
+    packages: dict[str, Any],
+) -> None:
+    """``HttpBackend.bidirectional``: the requests go as one JSON array once they have
+    all come, the tenant of the first in the path, the answers come back as they are
+    streamed."""
+    agent = Agent()
+    app = packages["live.asgi"].create_app(agent, agent_card={"name": "live"})
+    message = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+
+    async def requests() -> AsyncIterator[dict[str, Any]]:
+        yield {"tenant": "t1", "message": message}
+        yield {"tenant": "t1", "signal": {"name": "stop"}}
+
+    with running(app) as base:
+        backend = HttpBackend(
+            base, client=packages["live.client"].BINDING, binding="http+json"
+        )
+
+        async def main() -> list[Any]:
+            try:
+                stream = backend.bidirectional("SendLiveMessage", requests())
+                return [answer async for answer in stream]
+            finally:
+                await backend.aclose()
+
+        answers = asyncio.run(asyncio.wait_for(main(), 30))
+    assert [a["message"]["parts"][0]["text"] for a in answers] == [
+        "heard hi",
+        "signal stop",
+    ]
+    assert agent.contexts[-1].tenant == "t1"
 
 
 # ------------------------------------------------------------------ JSON-RPC

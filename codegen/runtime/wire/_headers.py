@@ -10,7 +10,7 @@ only when a handler asks for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Union
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "OWS",
     "RequestHead",
     "RequestHeaders",
+    "allow_list",
     "field_lines",
     "header_text",
     "list_items",
@@ -142,3 +143,19 @@ class RequestHead:
                 for k, v in self.raw
             )
         return self._pairs
+
+
+def allow_list(
+    names: Iterable[str], never: Callable[[str], str | None]
+) -> frozenset[str]:
+    """The lower-case header names of ``names``, an allow-list of headers a backend
+    passes on; ``ValueError`` naming the first that ``never`` (given the lower-case
+    name) says must never be forwarded, and why ("a hop-by-hop header...")."""
+    allowed: set[str] = set()
+    for name in names:
+        key = name.lower()
+        why = never(key)
+        if why is not None:
+            raise ValueError(f"the header {name!r} cannot be forwarded: it is {why}")
+        allowed.add(key)
+    return frozenset(allowed)
