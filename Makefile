@@ -46,7 +46,9 @@ clean:
 # GrpcHandler and a hand-written floor over loopback (bench_grpc.py, half a minute, and
 # two more for its instruction counts where valgrind is installed); the
 # gateway's cost per call against calling a2a-sdk's gRPC agent directly and a2a-sdk's
-# REST server over it (bench_gateway.py, about half a minute); one 4 MiB request through
+# REST server over it (bench_gateway.py, about half a minute); the gateway in front of
+# a2a-sdk's REST server against the app alone plus a direct call to that server
+# (bench_gateway_http.py, about half a minute); one 4 MiB request through
 # the app and the gateway, and how long other clients wait meanwhile (bench_large.py,
 # half a minute).
 bench: $(STAMP)
@@ -54,6 +56,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_serving.py
 	$(PY) bench/bench_grpc.py
 	$(PY) bench/bench_gateway.py
+	$(PY) bench/bench_gateway_http.py
 	$(PY) bench/bench_large.py
 
 # Generation on hostile inputs (large comments, deep nesting, many rpcs): about 6 minutes.
