@@ -988,7 +988,9 @@ def _http_gateway(
             )
 
         assert package.http_backend is not None  # translate=true writes it
-        backend_class = fronted(package.http_backend.Backend, interfaces_at, public_url)
+        backend_class = fronted(
+            package.http_backend.Backend, interfaces_at, f"http://{host}:{port}"
+        )
         backend: dict[str, Any] = {
             **chosen.backend(version),
             "timeout": timeout,

@@ -274,11 +274,14 @@ def _rest_agent(tenants: _Tenants) -> tuple[Any, list[str]]:
         description="a2a-sdk 1.3.0, HTTP+JSON only",
         version="1",
         capabilities=pb.AgentCapabilities(
-            streaming=True, push_notifications=True, extended_agent_card=False
+            streaming=True, push_notifications=True, extended_agent_card=True
         ),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
     )
+    extended = pb.AgentCard()
+    extended.CopyFrom(card)
+    extended.name = "sdk-1-0-rest-agent-extended"
 
     async def with_url(served: pb.AgentCard) -> pb.AgentCard:
         out = pb.AgentCard()
@@ -293,6 +296,8 @@ def _rest_agent(tenants: _Tenants) -> tuple[Any, list[str]]:
         task_store=InMemoryTaskStore(),
         agent_card=card,
         push_config_store=InMemoryPushNotificationConfigStore(),
+        extended_agent_card=extended,
+        extended_card_modifier=lambda served, context: with_url(served),
     )
     app = Starlette(
         routes=[
@@ -306,7 +311,7 @@ def _rest_agent(tenants: _Tenants) -> tuple[Any, list[str]]:
 @pytest.fixture(scope="module")
 def behind_rest(
     tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[tuple[str, int, _Tenants]]:
+) -> Iterator[tuple[str, int, _Tenants, str]]:
     cwd = tmp_path_factory.mktemp("gateway-rest")
     tenants = _Tenants()
     app, url = _rest_agent(tenants)
@@ -316,14 +321,14 @@ def behind_rest(
         with gateway_process(
             "--target", agent, "--grpc-port", str(grpc_port), cwd=cwd
         ) as base:
-            yield base, grpc_port, tenants
+            yield base, grpc_port, tenants, agent
 
 
 @pytest.mark.parametrize("transport", ["jsonrpc", "rest"])
 def test_a2a_sdk_0_3_clients_reach_a_1_0_rest_agent(
-    behind_rest: tuple[str, int, _Tenants], transport: str
+    behind_rest: tuple[str, int, _Tenants, str], transport: str
 ) -> None:
-    base, _, _ = behind_rest
+    base, _, _, _ = behind_rest
     given = json.dumps({"base": base, "token": "t", "transport": transport})
     done = v0_3_env.run("sdk_clients.py", given)
     assert done.returncode == 0, done.stderr[-4000:]
@@ -349,9 +354,9 @@ def test_a2a_sdk_0_3_clients_reach_a_1_0_rest_agent(
 
 
 def test_a_grpc_client_reaches_a_1_0_rest_agent_with_its_tenant(
-    behind_rest: tuple[str, int, _Tenants],
+    behind_rest: tuple[str, int, _Tenants, str],
 ) -> None:
-    base, _, tenants = behind_rest
+    base, grpc_port, tenants, agent = behind_rest
 
     async def scenario() -> dict[str, Any]:
         async with httpx.AsyncClient(timeout=30) as http:
@@ -372,12 +377,21 @@ def test_a_grpc_client_reaches_a_1_0_rest_agent_with_its_tenant(
                     )
                 ]
                 listed = await client.list_tasks(pb.ListTasksRequest(tenant="acme"))
+                extended = await client.get_extended_agent_card(
+                    pb.GetExtendedAgentCardRequest()
+                )
                 try:
                     await client.get_task(pb.GetTaskRequest(id="no-such-task"))
                     missing: Exception | None = None
                 except Exception as exc:
                     missing = exc
-                return {"sent": sent, "stream": stream, "listed": listed, "x": missing}
+                return {
+                    "sent": sent,
+                    "stream": stream,
+                    "listed": listed,
+                    "extended": extended,
+                    "x": missing,
+                }
             finally:
                 await client.close()
                 await unary.close()
@@ -389,6 +403,13 @@ def test_a_grpc_client_reaches_a_1_0_rest_agent_with_its_tenant(
     assert "acme" in tenants.seen  # the tenant reached the agent, in its path
     assert got["sent"].task.id in [t.id for t in got["listed"].tasks]
     assert isinstance(got["x"], errors.TaskNotFoundError)
+    # the agent's extended card, with the gateway's interfaces in place of the agent's
+    extended = got["extended"]
+    assert extended.name == "sdk-1-0-rest-agent-extended"
+    urls = [i.url for i in extended.supported_interfaces]
+    assert len(urls) == 5 and f"127.0.0.1:{grpc_port}" in urls
+    assert all(url.startswith(("http://127.0.0.1:", "127.0.0.1:")) for url in urls)
+    assert agent not in json.dumps([str(i) for i in extended.supported_interfaces])
 
 
 # ------------------------------------------------------------------ at start-up
