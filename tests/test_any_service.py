@@ -471,6 +471,22 @@ def test_the_gateways_own_refusals_are_statuses_too(http: httpx.Client) -> None:
         415,
         "INVALID_ARGUMENT",
     )
+    # What this service reads, not A2A's media types (it has no A2A profile).
+    accepted = "(accepted: application/json)"
+    assert text.json()["error"]["message"] == (
+        f"Content-Type 'text/plain' is not supported here {accepted}"
+    )
+    a2a_typed = http.post(
+        "/v1/shelves/1/books",
+        content=b"{}",
+        headers={"Content-Type": "application/a2a+json"},
+    )
+    assert a2a_typed.status_code == 415
+    assert a2a_typed.json()["error"]["message"].endswith(accepted)
+    rpc_text = http.post(
+        "/jsonrpc", content=b"x", headers={"Content-Type": "text/plain"}
+    )
+    assert rpc_text.json()["error"]["data"]["message"].endswith(accepted)
     # No A2A rules: no card, and no version is asked for or checked.
     assert http.get("/.well-known/agent-card.json").status_code == 404
     versioned = http.get("/v1/books/1", headers={"A2A-Version": "9.9"})

@@ -782,3 +782,37 @@ def test_required_fields_are_checked_on_both_bindings(served: str) -> None:
         ("message.role", "a REQUIRED field is missing")
     ]
     assert asgi.required_fields("GetTask", {"id": "t"}) == []
+
+
+def test_refusals_say_what_went_wrong(served: str) -> None:
+    """A first request with a misspelled field, or without ``A2A-Version``, is told
+    which field it misspelled and which version to send, on both bindings."""
+    misspelled = {"mesage": {"messageId": "r1", "role": "ROLE_USER", "parts": []}}
+    named = {
+        "field": "mesage",
+        "description": "unknown field (did you mean 'message'?)",
+    }
+    no_version = (
+        "no A2A-Version was sent, and a request naming no version is taken as 0.3"
+        " (A2A §3.6.2), which this server does not serve (supported: 1.0):"
+        " send A2A-Version: 1.0"
+    )
+    with httpx.Client(timeout=10) as http:
+        for binding, url in (("http+json", "/rest"), ("jsonrpc", "/jsonrpc")):
+            sent = client.prepare(
+                "SendMessage", misspelled, base_url=served + url, binding=binding, id=1
+            )
+            answer = http.request(
+                sent.method, sent.url, headers=sent.headers, content=sent.body
+            )
+            error = answer.json()["error"]
+            details = error["details"] if binding == "http+json" else error["data"]
+            assert details[0]["fieldViolations"] == [
+                {"field": "message", "description": "a REQUIRED field is missing"},
+                named,
+            ]
+            unversioned = [(k, v) for k, v in sent.headers if k != "A2A-Version"]
+            answer = http.request(
+                sent.method, sent.url, headers=unversioned, content=sent.body
+            )
+            assert answer.json()["error"]["message"] == no_version

@@ -133,13 +133,7 @@ from ._jsonrpc import (
     endpoint_tenant,
     response_bytes,
 )
-from ._media import (
-    HTTP_JSON_ACCEPTED,
-    NDJSON_TYPES,
-    JSONRPC_ACCEPTED,
-    JSONRPC_CONTENT_TYPE,
-    media_type,
-)
+from ._media import NDJSON_TYPES, JSONRPC_CONTENT_TYPE, media_type
 from ._params import NO_PARAMS, VERSION_HEADER, Binding, ServiceParams, VersionPolicy
 from ._params import read_service_params
 from ._paths import Match, Name, Rpc, tenant_of
@@ -777,8 +771,7 @@ class A2AApplication:
             if body is None:
                 raise Refusal(self._too_large)
             if body:
-                accepted = _STREAM_ACCEPTED if streams else HTTP_JSON_ACCEPTED
-                self._content_type(request_head, accepted)
+                self._content_type(request_head, self.profile.accepted(streams))
             params = self._params(request_head, scope, v0_3, read)
             checked = self.schema is not None
             side = self.v0_3 if v0_3 else None
@@ -931,7 +924,7 @@ class A2AApplication:
             if body is None:
                 raise Refusal(self._too_large)
             if body:
-                self._content_type(request_head, JSONRPC_ACCEPTED)
+                self._content_type(request_head, self.profile.jsonrpc_accepted)
             envelope = decode_envelope(body, mark_duplicates=self.schema is not None)
             notification = _is_notification(envelope)
             if side is not None and isinstance(envelope, dict):
@@ -1029,9 +1022,6 @@ class InvalidResponse(Exception):
 
 
 # ------------------------------------------------------------ client streams
-
-_STREAM_ACCEPTED = HTTP_JSON_ACCEPTED | NDJSON_TYPES
-"""The media types a client stream's body is read in (see ``_stream_bodies``)."""
 
 _BLANK = b" \t\r"
 

@@ -14,6 +14,7 @@ __all__ = [
     "HTTP_JSON_CONTENT_TYPE",
     "JSONRPC_ACCEPTED",
     "JSONRPC_CONTENT_TYPE",
+    "JSON_ACCEPTED",
     "NDJSON_TYPES",
     "media_type",
 ]
@@ -29,6 +30,10 @@ JSONRPC_CONTENT_TYPE = "application/json"
 
 JSONRPC_ACCEPTED = frozenset({"application/json", "application/a2a+json"})
 """Media types a JSON-RPC server reads."""
+
+JSON_ACCEPTED = frozenset({"application/json"})
+"""Media types a service without the A2A profile reads, on either binding:
+``application/a2a+json`` is A2A's own, and its OpenAPI document names JSON alone."""
 
 NDJSON_TYPES = frozenset(
     {"application/x-ndjson", "application/ndjson", "application/jsonl"}

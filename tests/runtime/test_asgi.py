@@ -544,7 +544,12 @@ def test_content_type_other_than_json_is_refused_but_missing_is_fine() -> None:
 @pytest.mark.parametrize(
     "headers, expected",
     [
-        ([], "'0.3' is not supported"),
+        (
+            [],
+            "no A2A-Version was sent, and a request naming no version is taken as"
+            " 0.3 (A2A §3.6.2), which this server does not serve (supported: 1.0):"
+            " send A2A-Version: 1.0",
+        ),
         ([(b"a2a-version", b"2.0")], "'2.0' is not supported"),
         ([(b"a2a-version", b"1.0, 0.3")], "several versions"),
     ],
@@ -962,6 +967,13 @@ def test_jsonrpc_errors_from_the_handler_and_version() -> None:
     }
     old = run(drive(app, "POST", "/", body=rpc_body("Get", {"id": "x"}, 9))).json()
     assert old["id"] == 9 and old["error"]["code"] == -32009
+    # No version named: it says so, and what to send, not that 0.3 was asked for.
+    assert old["error"]["message"].startswith("no A2A-Version was sent")
+    assert old["error"]["message"].endswith(": send A2A-Version: 1.0")
+    assert old["error"]["data"][0]["metadata"] == {
+        "requestedVersion": "0.3",
+        "supportedVersions": "1.0",
+    }
     query = run(
         drive(app, "POST", "/", body=rpc_body("Send", {"text": "query"}, 10), headers=V)
     ).json()

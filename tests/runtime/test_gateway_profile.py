@@ -32,7 +32,7 @@ from codegen.runtime._status import (
 from codegen.runtime._sse_parser import parse_sse
 
 from ..google_rpc import documented_http_mapping
-from .test_asgi import JSON, Handler, drive, make_app, rpc_body, run
+from .test_asgi import JSON, V, Handler, drive, make_app, rpc_body, run
 
 # ------------------------------------------------------------------- _status
 
@@ -254,6 +254,46 @@ def test_errors_are_the_google_rpc_status_under_error() -> None:
     assert (invalid.status, invalid.json()["error"]["code"]) == (400, 400)
     violations = invalid.json()["error"]["details"][0]["fieldViolations"]
     assert violations[0]["field"] == "text"
+
+
+@pytest.mark.parametrize("sent", [b"text/plain", b"application/a2a+json"])
+def test_a_refused_content_type_lists_what_the_service_reads(sent: bytes) -> None:
+    """A service without the A2A profile reads application/json alone (its OpenAPI
+    document names that): its 415 says so, never naming A2A's media types."""
+    headers = [(b"content-type", sent)]
+    shown = repr(sent.decode())
+    refused = run(
+        drive(gateway(), "POST", "/message:send", body=b"{}", headers=headers)
+    )
+    assert (refused.status, refused.json()["error"]["message"]) == (
+        415,
+        f"Content-Type {shown} is not supported here (accepted: application/json)",
+    )
+    rpc = run(drive(gateway(), "POST", "/", body=rpc_body("Send", {}), headers=headers))
+    error = rpc.json()["error"]
+    assert (error["code"], error["data"]["message"]) == (
+        -32600,
+        f"Content-Type {shown} is not supported here (accepted: application/json)",
+    )
+    # A2A's own service reads both, and lists both.
+    a2a = run(
+        drive(
+            make_app(),
+            "POST",
+            "/message:send",
+            body=b"{}",
+            headers=[*V, *[(b"content-type", b"text/plain")]],
+        )
+    )
+    assert a2a.json()["error"]["message"].endswith(
+        "(accepted: application/a2a+json, application/json)"
+    )
+    assert GATEWAY.accepted(streams=True) == {
+        "application/json",
+        "application/jsonl",
+        "application/ndjson",
+        "application/x-ndjson",
+    }
 
 
 def test_json_rpc_errors_carry_the_status_in_data() -> None:

@@ -529,6 +529,16 @@ def test_the_version_is_checked(
     else:
         assert outcome.code() == grpc.StatusCode.FAILED_PRECONDITION
         assert infos(status(outcome))[0].reason == "VERSION_NOT_SUPPORTED"
+        if not metadata:  # it says none was named, and what to send
+            assert outcome.details() == (
+                "no metadata a2a-version was sent, and a request naming no version"
+                " is taken as 0.3 (A2A §3.6.2), which this server does not serve"
+                " (supported: 1.0): send metadata a2a-version: 1.0"
+            )
+            assert dict(infos(status(outcome))[0].metadata) == {
+                "requestedVersion": "0.3",
+                "supportedVersions": "1.0",
+            }
 
 
 def _internal(

@@ -272,6 +272,36 @@ def test_check_version_lists_every_supported_version() -> None:
         p.check_version("1.0", [])
 
 
+def test_a_request_naming_no_version_is_told_so_and_what_to_send() -> None:
+    """Where 0.3 is not served, a request without ``A2A-Version`` is refused as 0.3
+    (§3.6.2), and the message says it sent none, not that it asked for 0.3."""
+    unnamed = p.service_params({})
+    with pytest.raises(p.A2AError) as caught:
+        _params.VersionPolicy(["1.0"]).check(unnamed)
+    error = caught.value
+    assert error.kind.name == "VersionNotSupportedError"
+    assert error.message == (
+        "no A2A-Version was sent, and a request naming no version is taken as 0.3"
+        " (A2A §3.6.2), which this server does not serve (supported: 1.0):"
+        " send A2A-Version: 1.0"
+    )
+    assert error.metadata == {"requestedVersion": "0.3", "supportedVersions": "1.0"}
+    over_grpc = _params.VersionPolicy(["2.0", "1.0"], parameter="metadata a2a-version")
+    with pytest.raises(p.A2AError, match="send metadata a2a-version: 2.0$"):
+        over_grpc.check(unnamed)
+    # 0.3 alone: a request naming none is 0.3's, but not in 0.3's form.
+    with pytest.raises(p.A2AError) as only_v0_3:
+        _params.VersionPolicy(["0.3"]).check(unnamed)
+    assert only_v0_3.value.message.endswith(
+        "taken as 0.3 (A2A §3.6.2), but this is no 0.3 method or route"
+        " (supported: 0.3)"
+    )
+    assert only_v0_3.value.metadata["supportedVersions"] == "0.3"
+    # Naming 0.3 is still refused as asking for it.
+    with pytest.raises(p.A2AError, match="A2A-Version '0.3' is not supported"):
+        _params.VersionPolicy(["1.0"]).check(p.service_params({"A2A-Version": "0.3"}))
+
+
 def test_a_junk_supported_version_is_a_configuration_error() -> None:
     with pytest.raises(ValueError, match="'latest'"):
         p.check_version("1.0", ["1.0", "latest"])

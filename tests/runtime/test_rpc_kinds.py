@@ -732,7 +732,7 @@ def test_http_json_client_stream_as_array_and_as_ndjson(
                 await client.post(
                     "/meters/m9/samples",
                     json=[{"amount": "2"}, {"amount": 5}],
-                    headers={"content-type": "application/a2a+json"},
+                    headers={"content-type": "application/json; charset=utf-8"},
                 ),
                 await client.post("/meters/m3:count?value=4"),
             ]

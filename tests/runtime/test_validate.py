@@ -810,6 +810,57 @@ def test_unknown_fields() -> None:
     assert "t.All" in SCHEMA and "t.Nope" not in SCHEMA
 
 
+def test_unknown_keys_are_named_beside_a_missing_required_field() -> None:
+    """An object lacking a REQUIRED field names the unknown keys it holds (a
+    misspelling is the likely cause), with the closest field not given; elsewhere
+    unknown keys are dropped unseen, as ParseDict(ignore_unknown_fields=True) does."""
+    complete = {"id": "x", "tags": ["t"], "leaf": {"name": "n"}, "count": 0}
+    misspelled = {**complete, "text": "a", "leaf": {"nmae": "n", "cuont": 1, "zz": 1}}
+    assert violations(misspelled, "t.Must") == [
+        ("leaf.name", "a REQUIRED field is missing"),
+        ("leaf.nmae", "unknown field (did you mean 'name'?)"),
+        ("leaf.cuont", "unknown field (did you mean 'count'?)"),
+        ("leaf.zz", "unknown field"),
+    ]
+    # The field suggested is one not given; a REQUIRED oneof counts as missing too.
+    assert violations({**complete, "txet": "a", "idd": "y"}, "t.Must") == [
+        ("text", "one of text, data, nothing is REQUIRED (oneof content)"),
+        ("txet", "unknown field (did you mean 'text'?)"),
+        ("idd", "unknown field"),
+    ]
+    # Nothing missing at that object: its unknown keys are dropped, even where
+    # another object lacks a field.
+    elsewhere = {**complete, "text": "a", "idd": "y", "leaf": {}}
+    assert violations(elsewhere, "t.Must") == [
+        ("leaf.name", "a REQUIRED field is missing")
+    ]
+    assert valid({**complete, "text": "a", "nmae": 1}, "t.Must") == {
+        **complete,
+        "text": "a",
+    }
+    # Refused as unknown already (unknown_fields="reject"): named once, as before.
+    assert violations({"leaf": {"nmae": "n"}}, "t.All", unknown_fields="reject") == [
+        ("leaf.nmae", "unknown field"),
+        ("leaf.name", "a REQUIRED field is missing"),
+    ]
+    # Many unknown keys: each named, as many as a refusal shows (it counts the
+    # rest); the first few only are matched against the fields.
+    many = {"leaf": {f"k{n}": n for n in range(5000)}}
+    found = violations(many, "t.All")
+    assert found[:2] == [
+        ("leaf.name", "a REQUIRED field is missing"),
+        ("leaf.k0", "unknown field"),
+    ]
+    assert len(found) == 20  # REPORTED_VIOLATIONS; the message counts the rest
+    with pytest.raises(ValidationError, match="; and 4981 more$"):
+        SCHEMA.validate("t.All", many)
+    long_key = "name" + "e" * 200
+    assert violations({"leaf": {long_key: 1}})[1] == (
+        f"leaf.{long_key}",
+        "unknown field",
+    )
+
+
 def test_maps_with_each_key_kind() -> None:
     sent = {
         "byText": {"": 1, " x ": "2", "é": 3},

@@ -166,6 +166,34 @@ def test_duplicate_keys_and_missing_fields_are_left_to_the_walk() -> None:
         compiled("t.Pick", {"a": "x", "b": 3})
 
 
+@pytest.mark.parametrize("in_place", [False, True])
+def test_a_misspelled_field_is_named_as_the_walk_names_it(in_place: bool) -> None:
+    """A REQUIRED field missing beside an unknown key: the compiled validator leaves
+    the case to the walk, so both refuse it with the same violations."""
+    message = copy.deepcopy(PLAIN["message"])
+    sent = {"mesage": message}
+    with pytest.raises(Fallback):
+        compiled("t.Send", sent)
+    with pytest.raises(ValidationError) as walked:
+        SCHEMA.validate("t.Send", copy.deepcopy(sent))
+    with pytest.raises(ValidationError) as checked:
+        validator(SCHEMA, "t.Send", in_place=in_place)(copy.deepcopy(sent))
+    expected = (
+        ("message", "a REQUIRED field is missing"),
+        ("mesage", "unknown field (did you mean 'message'?)"),
+    )
+    assert walked.value.violations == checked.value.violations == expected
+    assert checked.value.message == walked.value.message
+    message["roel"] = message.pop("role")
+    nested = {"message": message}
+    with pytest.raises(ValidationError) as inner:
+        validator(SCHEMA, "t.Send", in_place=in_place)(nested)
+    assert inner.value.violations == (
+        ("message.role", "a REQUIRED field is missing"),
+        ("message.roel", "unknown field (did you mean 'role'?)"),
+    )
+
+
 def test_a_recursive_type_compiles_lazily_and_deep_values_fall_back() -> None:
     tree: dict[str, Any] = {"name": "leaf"}
     for level in range(98):

@@ -602,7 +602,9 @@ class GrpcBinding:
         if missing:
             raise TypeError(f"the handler lacks the methods {', '.join(missing)}")
         self.handler = handler
-        self._versions = VersionPolicy.of(supported_versions)
+        self._versions = VersionPolicy.of(
+            supported_versions, parameter=f"metadata {VERSION_KEY}"
+        )
         self._seen: dict[tuple[tuple[str, ...], tuple[str, ...]], ServiceParams] = {}
         self.supported_versions = self._versions.names if self._versions else ()
         if check_responses and schema is None:

@@ -1,11 +1,13 @@
 """What the ASGI application says differently for an A2A service and for any other
-gRPC service: the forms of its errors, the Content-Type of its answers, how its
+gRPC service: the forms of its errors, the Content-Types it reads and writes, how its
 streams go out.
 
 ``A2A`` is the A2A binding's (§9, §11): errors as ``{"error": Status}`` with the A2A
-error table's codes, answers in ``application/a2a+json``, streams as server-sent
-events. ``GATEWAY`` is the one for a service with http rules and no A2A profile. Its
-HTTP+JSON error is A2A's form, ``{"error": {"code": <HTTP status>, "status": <gRPC
+error table's codes, answers in ``application/a2a+json``, request bodies in it or in
+``application/json``, streams as server-sent events. ``GATEWAY`` is the one for a
+service with http rules and no A2A profile. It reads ``application/json`` alone (what
+its OpenAPI document names; a refused Content-Type's 415 lists that, not A2A's types).
+Its HTTP+JSON error is A2A's form, ``{"error": {"code": <HTTP status>, "status": <gRPC
 code name>, "message", "details"}}`` (``Failure.http_body``), with the HTTP status
 ``google.rpc.Code`` documents for the code, so a client reads one form from an A2A
 agent and from any other service here (grpc-gateway writes the bare Status instead,
@@ -27,7 +29,13 @@ from ._errors import A2AError
 from ._failure import Failure, Refusal
 from ._headers import OWS, RequestHead, list_items
 from ._jsonrpc import INVALID_REQUEST
-from ._media import HTTP_JSON_CONTENT_TYPE, NDJSON_TYPES
+from ._media import (
+    HTTP_JSON_ACCEPTED,
+    HTTP_JSON_CONTENT_TYPE,
+    JSON_ACCEPTED,
+    JSONRPC_ACCEPTED,
+    NDJSON_TYPES,
+)
 from ._responses import SSE, Framing
 from ._sse import SSE_CONTENT_TYPE, sse_frame
 from ._status import RpcError
@@ -94,6 +102,21 @@ class Profile:
     content_type = HTTP_JSON_CONTENT_TYPE
     """The Content-Type of HTTP+JSON answers and errors."""
 
+    http_json_accepted = HTTP_JSON_ACCEPTED
+    """The media types an HTTP+JSON request body is read in."""
+
+    stream_accepted = HTTP_JSON_ACCEPTED | NDJSON_TYPES
+    """The media types a client stream's HTTP+JSON body is read in (a JSON array, or
+    newline-delimited JSON)."""
+
+    jsonrpc_accepted = JSONRPC_ACCEPTED
+    """The media types a JSON-RPC request is read in."""
+
+    def accepted(self, streams: bool) -> frozenset[str]:
+        """The media types an HTTP+JSON request body is read in; ``streams``: the
+        body of a client stream."""
+        return self.stream_accepted if streams else self.http_json_accepted
+
     def http_body(self, failure: Failure) -> bytes:
         """The HTTP+JSON body of ``failure``."""
         return failure.http_body()
@@ -118,9 +141,12 @@ class Profile:
 
 class GatewayProfile(Profile):
     """The forms of a service without the A2A profile: A2A's error body, JSON-RPC
-    errors with the Status in ``data``, grpc-gateway's Content-Type and streams."""
+    errors with the Status in ``data``, grpc-gateway's Content-Type and streams,
+    request bodies in ``application/json`` alone."""
 
     content_type = "application/json"
+    http_json_accepted = jsonrpc_accepted = JSON_ACCEPTED
+    stream_accepted = JSON_ACCEPTED | NDJSON_TYPES
 
     def jsonrpc_error(self, failure: Failure) -> dict[str, Any]:
         return failure.jsonrpc_status_error()

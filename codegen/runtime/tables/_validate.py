@@ -32,16 +32,19 @@ name (defined numbers accepted and renamed, ``NullValue`` as ``"NULL_VALUE"``), 
 integers as decimal strings, 32-bit integers as ``int``, fields given as ``null`` left
 out (ProtoJSON's "absent"; a ``Value`` keeps its ``null``), of a oneof only the member
 protobuf keeps, everything else as sent (map keys included). Unknown fields are dropped,
-or refused with ``unknown_fields="reject"``; ``ParseDict`` of the canonical form is
-``ParseDict`` of what was sent. Every problem is reported, each with the path of the
-field in json names (``message.parts[0].text``; ``[key]`` for map and ``Struct``
-entries), as ``ValidationError``.
+or refused with ``unknown_fields="reject"``; where an object lacks a REQUIRED field, the
+unknown keys it holds are named beside it (``mesage: unknown field (did you mean
+'message'?)``), a misspelling being the likely cause. ``ParseDict`` of the canonical
+form is ``ParseDict`` of what was sent. Every problem is reported, each with the path
+of the field in json names (``message.parts[0].text``; ``[key]`` for map and
+``Struct`` entries), as ``ValidationError``.
 """
 
 from __future__ import annotations
 
 import base64
 import datetime
+import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
@@ -617,6 +620,8 @@ class Schema:
 
 
 _MISSING = "a REQUIRED field is missing"
+_UNKNOWN = "unknown field"
+_SUGGESTED_KEY_CHARACTERS = 128  # a longer key is no misspelled field name
 # Kinds whose presence ProtoJSON keeps: a set message field is printed, even empty.
 _PRESENCE_KINDS = frozenset(
     {"message", "timestamp", "duration", "field_mask", "struct", "list_value", "any"}
@@ -706,12 +711,15 @@ class _Walk:
         out: dict[str, Any] = {}
         oneofs: dict[str, tuple[str, str]] | None = None
         failed: set[str] | None = None
+        dropped: list[str] | None = None  # the unknown keys dropped
         for key, item in value.items():
             field = fields.get(key)
             if field is None:
                 field = message.proto_fields.get(key)
                 if field is None:
-                    self.unknown(key, item, path)
+                    if self.unknown(key, item, path):
+                        dropped = dropped or []
+                        dropped.append(key)
                     continue
                 if field.json_name in value:
                     self.fail(
@@ -755,6 +763,21 @@ class _Walk:
                     continue
             failed = failed or set()
             failed.add(name)  # reported already: not missing as well
+        lacking = len(self.missing)
+        self.required(message, out, failed, path)
+        if dropped and len(self.missing) > lacking:
+            self.strays(message, out, failed, dropped, path)
+        return out
+
+    def required(
+        self,
+        message: _Message,
+        out: dict[str, Any],
+        failed: set[str] | None,
+        path: str,
+    ) -> None:
+        """The REQUIRED fields (and oneofs) of ``message`` that ``out``, its canonical
+        form so far, lacks, but those ``failed`` (refused already)."""
         required = message.kept if self.answer else message.required
         for field in required:
             name = field.json_name
@@ -772,7 +795,34 @@ class _Walk:
                 self.lacks(
                     named[0], f"one of {', '.join(named)} is REQUIRED (oneof {oneof})"
                 )
-        return out
+
+    def strays(
+        self,
+        message: _Message,
+        out: dict[str, Any],
+        failed: set[str] | None,
+        dropped: Sequence[str],
+        path: str,
+    ) -> None:
+        """Each unknown key ``dropped`` from an object that lacks a REQUIRED field,
+        named beside it (a misspelled field is the likely cause): ``unknown field``,
+        with the closest field not given (``did you mean 'message'?``) where one is
+        close. Only keys among the first ``REPORTED_VIOLATIONS`` violations are
+        matched: the rest are never shown, and a body can hold a great many keys."""
+        absent = [
+            name
+            for name in message.fields
+            if name not in out and not (failed and name in failed)
+        ]
+        for key in dropped:
+            close: list[str] = []
+            if (
+                len(self.violations) < REPORTED_VIOLATIONS
+                and len(key) <= _SUGGESTED_KEY_CHARACTERS
+            ):
+                close = difflib.get_close_matches(key, absent, n=1)
+            hint = f" (did you mean {excerpt(close[0])}?)" if close else ""
+            self.fail(_join(path, key), f"{_UNKNOWN}{hint}")
 
     def oneof_member(
         self,
@@ -799,20 +849,24 @@ class _Walk:
         oneofs[field.oneof] = (name if counted else first, name)
         return True
 
-    def unknown(self, key: object, item: object, path: str) -> None:
+    def unknown(self, key: object, item: object, path: str) -> bool:
         """A key that names no field: dropped (its value is not looked at but for
-        duplicate keys), or refused."""
+        duplicate keys), or refused. True when it was dropped."""
         if not _text(key):  # protobuf's field lookup fails on a surrogate
             self.fail(_join(path, str(key)), "the key is not valid Unicode text")
-            return
+            return False
         assert isinstance(key, str)
         where = _join(path, key)
+        dropped = False
         if key[:1] == "[" and _EXTENSION.match(key):
             self.fail(where, "extensions are not supported")
         elif self.reject_unknown:
-            self.fail(where, "unknown field")
+            self.fail(where, _UNKNOWN)
+        else:
+            dropped = True
         if isinstance(item, (Mapping, list, tuple)):
             self.sent_duplicates(item, where)
+        return dropped
 
     def element(self, field: _Field, item: object, path: str, depth: int) -> Any:
         """One value of a repeated or map field (not null)."""

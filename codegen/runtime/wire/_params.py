@@ -209,22 +209,30 @@ class VersionPolicy:
     0.3; where 0.3 is served too, one that names none is in that form all the same and
     is served as the first later version supported (the 0.3 form is what a 0.3
     client sends, and the official 1.0 conformance kit names no version). Where 0.3
-    is not served, a request naming none is refused, as 0.3 is.
+    is not served, a request naming none is refused, as 0.3 is, by a message that
+    says it named none and which version to send. ``parameter`` is how the binding
+    carries the version, as that message names it (``A2A-Version`` over HTTP,
+    ``metadata a2a-version`` over gRPC).
     """
 
-    def __init__(self, supported: Iterable[str]) -> None:
+    def __init__(
+        self, supported: Iterable[str], *, parameter: str = VERSION_HEADER
+    ) -> None:
         versions = SupportedVersions(supported)
         versions.check(versions.names[0])
         self.names = versions.names
+        self.parameter = parameter
         self.serves_v0_3 = versions.supports(DEFAULT_VERSION)
         self._v0_3 = SupportedVersions((DEFAULT_VERSION,))
         self._later = versions.excluding(DEFAULT_VERSION)
 
     @classmethod
-    def of(cls, supported: Iterable[str] | None) -> VersionPolicy | None:
+    def of(
+        cls, supported: Iterable[str] | None, *, parameter: str = VERSION_HEADER
+    ) -> VersionPolicy | None:
         """The policy of a server's ``supported`` versions; None for None (a service
         without the A2A profile checks no version)."""
-        return None if supported is None else cls(supported)
+        return None if supported is None else cls(supported, parameter=parameter)
 
     def speaks_v0_3(self, params: ServiceParams) -> bool:
         """Whether a request without a form of its own (the agent card) is 0.3's: it
@@ -236,11 +244,34 @@ class VersionPolicy:
         ``VersionNotSupportedError``; ``v0_3``: the request is in 0.3's form."""
         if v0_3:
             self._v0_3.check(params.version, note=" (a 0.3 method or route)")
-        elif params.version_named or not self.serves_v0_3 or not self._later.names:
+        elif params.version_named:
             self._later.check(params.version)
-        else:
+        elif self.serves_v0_3 and self._later.names:
             return replace(params, version=self._later.names[0])
+        else:
+            raise self._unnamed(params)
         return params
+
+    def _unnamed(self, params: ServiceParams) -> A2AError:
+        """The refusal of a request in a later version's form that names no version:
+        it is 0.3's (§3.6.2), which is not served, or not in that form."""
+        listed = ", ".join(self.names)
+        if self._later.names:  # then 0.3 is not served (else it was served as later)
+            why = (
+                f"which this server does not serve (supported: {listed}): "
+                f"send {self.parameter}: {self._later.names[0]}"
+            )
+        else:  # 0.3 alone is served, and this is no 0.3 method or route
+            why = f"but this is no 0.3 method or route (supported: {listed})"
+        return A2AError(
+            "VersionNotSupportedError",
+            f"no {self.parameter} was sent, and a request naming no version is "
+            f"taken as {DEFAULT_VERSION} (A2A §3.6.2), {why}",
+            metadata={
+                "requestedVersion": excerpt(params.version, quoted=False),
+                "supportedVersions": listed,
+            },
+        )
 
 
 def request_headers(
