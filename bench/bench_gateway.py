@@ -77,6 +77,40 @@ async def serve(app: Any) -> tuple[uvicorn.Server, asyncio.Task[None], str]:
 Call = Callable[[], Awaitable[Any]]
 
 
+def rest(http: httpx.AsyncClient, base: str) -> dict[str, Call]:
+    """The two calls over HTTP+JSON to the app or server at ``base``."""
+    return {
+        "GetTask": lambda: http.get(f"{base}/tasks/task-123"),
+        "SendMessage": lambda: http.post(
+            f"{base}/message:send", json={"message": MESSAGE}
+        ),
+    }
+
+
+async def interleaved(
+    paths: dict[str, dict[str, Call]], rounds: int, batch: int
+) -> dict[tuple[str, str], list[float]]:
+    """Microseconds per call of each path's each call, one figure a round: in each
+    round every path runs each call for ``batch`` (after a tenth as many to warm),
+    in an order that turns from round to round."""
+    times: dict[tuple[str, str], list[float]] = {
+        (path, name): [] for path in paths for name in paths[path]
+    }
+    order = list(paths)
+    for number in range(rounds):
+        shift = number % len(order)
+        for path in order[shift:] + order[:shift]:
+            for name, call in paths[path].items():
+                for _ in range(batch // 10):  # warm
+                    await call()
+                started = time.perf_counter()
+                for _ in range(batch):
+                    await call()
+                elapsed = time.perf_counter() - started
+                times[path, name].append(elapsed / batch * 1e6)
+    return times
+
+
 async def main(rounds: int, batch: int) -> None:
     handler = trivial_sdk_handler()
     agent = grpc.aio.server()
@@ -102,14 +136,6 @@ async def main(rounds: int, batch: int) -> None:
     )
     http = httpx.AsyncClient(headers=HEADERS, timeout=30)
 
-    def rest(base: str) -> dict[str, Call]:
-        return {
-            "GetTask": lambda: http.get(f"{base}/tasks/task-123"),
-            "SendMessage": lambda: http.post(
-                f"{base}/message:send", json={"message": MESSAGE}
-            ),
-        }
-
     paths: dict[str, dict[str, Call]] = {
         "direct": {
             "GetTask": lambda: stub.GetTask(
@@ -117,29 +143,15 @@ async def main(rounds: int, batch: int) -> None:
             ),
             "SendMessage": lambda: stub.SendMessage(sent, metadata=metadata),
         },
-        "gateway": rest(gateway_url),
-        "sdk-rest": rest(sdk_url),
+        "gateway": rest(http, gateway_url),
+        "sdk-rest": rest(http, sdk_url),
     }
     try:
         for path in ("gateway", "sdk-rest"):  # every path answers, and alike
             for name, call in paths[path].items():
                 answer = await call()
                 assert answer.status_code == 200, (path, name, answer.text)
-        times: dict[tuple[str, str], list[float]] = {
-            (path, name): [] for path in paths for name in paths[path]
-        }
-        order = list(paths)
-        for number in range(rounds):
-            shift = number % len(order)
-            for path in order[shift:] + order[:shift]:
-                for name, call in paths[path].items():
-                    for _ in range(batch // 10):  # warm
-                        await call()
-                    started = time.perf_counter()
-                    for _ in range(batch):
-                        await call()
-                    elapsed = time.perf_counter() - started
-                    times[path, name].append(elapsed / batch * 1e6)
+        times = await interleaved(paths, rounds, batch)
     finally:
         await http.aclose()
         await channel.close()

@@ -29,24 +29,18 @@ import argparse
 import asyncio
 import statistics
 import sys
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "generated"), str(ROOT), str(ROOT / "bench")]
 
 import httpx  # noqa: E402
 from a2a_binding import asgi, http_backend  # noqa: E402
-from bench_gateway import serve  # noqa: E402
+from bench_gateway import interleaved, rest, serve  # noqa: E402
 from bench_serving import CARD, TrivialAgent, starlette_app  # noqa: E402
 from bench_serving import trivial_sdk_handler  # noqa: E402
 
 HEADERS = {"A2A-Version": "1.0", "Content-Type": "application/json"}
-MESSAGE = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
-
-Call = Callable[[], Awaitable[Any]]
 
 
 async def main(rounds: int, batch: int) -> None:
@@ -61,36 +55,14 @@ async def main(rounds: int, batch: int) -> None:
     (_, _, back_url), (_, _, front_url), (_, _, gateway_url) = servers
     http = httpx.AsyncClient(headers=HEADERS, timeout=30)
 
-    def rest(base: str) -> dict[str, Call]:
-        return {
-            "GetTask": lambda: http.get(f"{base}/tasks/task-123"),
-            "SendMessage": lambda: http.post(
-                f"{base}/message:send", json={"message": MESSAGE}
-            ),
-        }
-
-    paths = {"front": rest(front_url), "back": rest(back_url)}
-    paths["gateway"] = rest(gateway_url)
+    paths = {"front": rest(http, front_url), "back": rest(http, back_url)}
+    paths["gateway"] = rest(http, gateway_url)
     try:
         for path, calls in paths.items():  # every path answers
             for name, call in calls.items():
                 answer = await call()
                 assert answer.status_code == 200, (path, name, answer.text)
-        times: dict[tuple[str, str], list[float]] = {
-            (path, name): [] for path in paths for name in paths[path]
-        }
-        order = list(paths)
-        for number in range(rounds):
-            shift = number % len(order)
-            for path in order[shift:] + order[:shift]:
-                for name, call in paths[path].items():
-                    for _ in range(batch // 10):  # warm
-                        await call()
-                    started = time.perf_counter()
-                    for _ in range(batch):
-                        await call()
-                    elapsed = time.perf_counter() - started
-                    times[path, name].append(elapsed / batch * 1e6)
+        times = await interleaved(paths, rounds, batch)
     finally:
         await http.aclose()
         for server, task, _ in reversed(servers):
