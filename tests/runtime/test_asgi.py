@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.runtime.apps import application
 from codegen.runtime._asgi import (
     UNAUTHENTICATED_CODE,
     A2AApplication,
@@ -342,7 +343,7 @@ def make_app(handler: Any = None, **options: Any) -> A2AApplication:
         agent_card_last_modified=MODIFIED,
     )
     settings.update(options)
-    return A2AApplication(handler or Handler(), **settings)
+    return application(handler or Handler(), **settings)
 
 
 def run(coro: Any) -> Any:

@@ -28,7 +28,7 @@ import pytest
 
 from codegen.render import runtime_files
 from codegen.runtime import LAYERS
-from codegen.runtime._asgi import A2AApplication, CallContext
+from codegen.runtime._asgi import CallContext
 from tests.runtime.test_asgi import (
     CARD,
     JSON,
@@ -724,8 +724,9 @@ def test_the_logger_is_named_after_the_package_it_is_copied_into(
         tenant_field="tenant",
         agent_card_path=CARD_PATH,
         agent_card=CARD,
-        supported_versions=("1.0",),
-        agent_card_last_modified=MODIFIED,
+        options=copied_runtime.ServeOptions(
+            supported_versions=("1.0",), agent_card_last_modified=MODIFIED
+        ),
     )
     with caplog.at_level(logging.ERROR):
         answer = run(

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.runtime.apps import application
 from codegen.runtime._asgi import A2AApplication
 from codegen.runtime._jsonrpc import JsonRpcBinding
 from codegen.runtime._validate import Schema
@@ -38,7 +39,7 @@ def app(a2a: ModuleType) -> A2AApplication:
     """The A2A application serving 1.0 alone (the default of ``create_app``)."""
     asgi = importlib.import_module("a2a_binding.asgi")
     tables = a2a.messages.SCHEMA
-    return A2AApplication(
+    return application(
         Store(),
         methods=asgi.HANDLER_METHODS,
         routes=a2a.routes.TABLE,

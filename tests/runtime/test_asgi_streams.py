@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.runtime.apps import application
 from codegen.runtime._asgi import A2AApplication, CallContext
 from codegen.runtime._jsonrpc import JsonRpcBinding, Method
 from codegen.runtime._paths import Capture, Route, RouteTable
@@ -242,7 +243,7 @@ def test_head_on_a_streaming_get_route_answers_its_headers_without_the_handler()
 ):
     handler = Watcher()
     rpc = JsonRpcBinding({"Watch": Method("Watch", "t.W", "t.E", True, ())})
-    app = A2AApplication(
+    app = application(
         handler,
         methods={"Watch": "watch"},
         routes=_get_stream_table(),

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.runtime.apps import application
 from codegen.runtime._asgi import A2AApplication, CallContext
 from codegen.runtime._errors import A2AError
 from codegen.runtime._jsonrpc import JsonRpcBinding
@@ -176,7 +177,7 @@ def make(a2a: ModuleType) -> Any:
             check_responses=True,
             v0_3=V0_3Serving(routes_v0_3),
         )
-        return A2AApplication(store, **{**settings, **options})
+        return application(store, **{**settings, **options})
 
     return build
 

@@ -225,7 +225,7 @@ def test_check_responses_makes_a_bad_answer_a_logged_500(
     with caplog.at_level(logging.ERROR):
         http = run(drive(app, "GET", "/tasks/abc", headers=V))
     assert http.status == 500 and http.json()["error"]["message"] == "internal error"
-    assert "Get answered t.GetResponse: invalid: id: expected a string" in caplog.text
+    assert "Get returned t.GetResponse: invalid: id: expected a string" in caplog.text
     rpc = run(drive(app, "POST", "/", body=rpc_body("Get", {"id": "abc"}), headers=V))
     assert rpc.json()["error"]["code"] == -32603
     stream = run(drive(app, "POST", "/message:stream", body=b"{}", headers=V))

@@ -85,7 +85,6 @@ import logging
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from collections.abc import Iterable, Mapping, Sequence
-from types import AsyncGeneratorType
 from typing import Any, NamedTuple, NoReturn, TypeAlias
 
 import grpc
@@ -94,6 +93,8 @@ from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, json_forma
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
+from ._dispatch import Dispatcher
+from ._options import ServeOptions
 from ._deadline import TIMEOUT_KEY, caller_timeout, format_timeout, parse_timeout
 from ._errors import DOMAIN, ERROR_INFO_TYPE
 from ._failure import PUBLISHED_CODES, Failure, Failures, InvalidArgument, Refusal
@@ -106,7 +107,6 @@ from ._proto import LARGE_MESSAGE_BYTES, MessageBuilder, MessageReader, is_large
 from ._proto import is_repeated, off_loop
 from ._request import CallContext
 from ._validate import Schema, ValidationError
-from ._validate_fast import validator
 
 __all__ = [
     "Channel",
@@ -356,15 +356,13 @@ def services_of(rpcs: Mapping[Name, Rpc[Name]]) -> tuple[GrpcService, ...]:
 
 
 class _Rpc(NamedTuple):
-    """One rpc, resolved: its row, the handler's method, the message classes, the
-    request's validation (None: requests reach the handler as read)."""
+    """One rpc, resolved: its row, the handler's method, the message classes."""
 
     method: GrpcMethod
     call: Callable[[Any, CallContext], Any]
     request_class: type[Message]
     response_class: type[Message]
     where: str  # the method path, for logs
-    validate: Callable[[object], dict[str, Any]] | None
 
 
 def _message_classes(
@@ -436,32 +434,6 @@ DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 """The largest request message a binding reads unless told otherwise: grpc's own
 default receive limit, and the ASGI app's ``max_body_bytes``. A server whose
 ``grpc.max_receive_message_length`` is higher still gets no larger request read."""
-
-
-class InvalidResponse(Exception):
-    """A handler's answer that is not its response message."""
-
-
-async def _async_iterator(rpc: _Rpc, events: object) -> AsyncIterator[Any]:
-    """What a streaming handler method gave, as the async iterator of its answers:
-    an async generator, an async iterator, or an awaitable of one (an ``async def``
-    returning one); ``TypeError`` naming the rpc for anything else."""
-    if isinstance(events, Awaitable):
-        events = await events
-    if not isinstance(events, AsyncIterator):
-        raise TypeError(
-            f"{rpc.method.rpc}: the handler returned {type(events).__name__},"
-            " not an async iterator"
-        )
-    return events
-
-
-async def _close(events: AsyncIterator[Any]) -> None:
-    """Close a handler's answers once the call is done with them (an async generator
-    that ran to its end has no frame: it is closed already)."""
-    close = getattr(events, "aclose", None)
-    if close is not None and getattr(events, "ag_frame", 1) is not None:
-        await close()
 
 
 class _Requests:
@@ -593,33 +565,41 @@ class GrpcBinding:
         expose_errors: bool = False,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
-        missing = sorted(
-            method.attribute
-            for service in services
-            for method in service.methods
-            if not hasattr(handler, method.attribute)
+        if max_message_bytes < 0:
+            raise ValueError("max_message_bytes must not be negative")
+        rows = [method for service in services for method in service.methods]
+        options = ServeOptions(
+            supported_versions=(
+                None if supported_versions is None else tuple(supported_versions)
+            ),
+            validate=schema is not None,
+            check_responses=check_responses,
+            expose_errors=expose_errors,
+            max_body_bytes=max_message_bytes,
         )
-        if missing:
-            raise TypeError(f"the handler lacks the methods {', '.join(missing)}")
-        self.handler = handler
         self._versions = VersionPolicy.of(
-            supported_versions, parameter=f"metadata {VERSION_KEY}"
+            options.supported_versions, parameter=f"metadata {VERSION_KEY}"
         )
+        self.dispatch = Dispatcher(
+            handler,
+            {method.rpc: method.attribute for method in rows},
+            versions=self._versions,
+            schema=schema,
+            message_types={
+                method.rpc: (method.request_type, method.response_type)
+                for method in rows
+            },
+            failures=Failures(log, expose_errors=expose_errors, answered=(SystemExit,)),
+            options=options,
+            tenant_field=tenant_field,
+        )
+        self.handler = handler
         self._seen: dict[tuple[tuple[str, ...], tuple[str, ...]], ServiceParams] = {}
         self.supported_versions = self._versions.names if self._versions else ()
-        if check_responses and schema is None:
-            raise ValueError("check_responses needs the schema to check them with")
         self.schema = schema
         self._builder = MessageBuilder(schema) if schema is not None else None
         self._reader = MessageReader()
-        self.check_responses = check_responses
-        self.expose_errors = expose_errors
-        self.failures = Failures(
-            log, expose_errors=expose_errors, answered=(SystemExit,)
-        )
         self.tenant_field = tenant_field
-        if max_message_bytes < 0:
-            raise ValueError("max_message_bytes must not be negative")
         self.max_message_bytes = max_message_bytes
         message = f"the request is larger than {max_message_bytes} bytes"
         self._too_large = Failure(429, "RESOURCE_EXHAUSTED", message, INVALID_REQUEST)
@@ -628,16 +608,9 @@ class GrpcBinding:
             service.name: tuple(
                 _Rpc(
                     method,
-                    getattr(handler, method.attribute),
+                    self.dispatch.methods[method.rpc],
                     *classes[service.name, method.rpc],
                     f"/{service.name}/{method.rpc}",
-                    # a request read from its message is the call's own: checked
-                    # in place
-                    (
-                        None
-                        if schema is None
-                        else validator(schema, method.request_type, in_place=True)
-                    ),
                 )
                 for method in service.methods
             )
@@ -693,10 +666,7 @@ class GrpcBinding:
 
     def _tenant(self, request: Mapping[str, Any] | None) -> str:
         """The tenant field of ``request`` (``""`` for none)."""
-        if request is None or not self.tenant_field:
-            return ""
-        tenant = request.get(self.tenant_field)
-        return tenant if isinstance(tenant, str) else ""
+        return self.dispatch.tenant(request)
 
     async def _request(
         self, rpc: _Rpc, raw: bytes, context: Context
@@ -724,9 +694,7 @@ class GrpcBinding:
         except Exception as exc:  # DecodeError, or an Any of a type nobody knows
             text = f"the request is not a {rpc.method.request_type}: {exc}"
             raise InvalidArgument(text, [("", text)]) from None
-        if rpc.validate is not None:
-            request = rpc.validate(request)
-        return request
+        return self.dispatch.valid(rpc.method.rpc, request)
 
     def _params(
         self, versions: tuple[str, ...], extensions: tuple[str, ...]
@@ -737,8 +705,7 @@ class GrpcBinding:
         key = (versions, extensions)
         found = self._seen.get(key)
         if found is None:
-            assert self._versions is not None
-            found = self._versions.check(read_service_params(versions, extensions))
+            found = self.dispatch.params(read_service_params(versions, extensions))
             if len(self._seen) >= _SEEN_PARAMS:
                 self._seen.clear()
             self._seen[key] = found
@@ -747,28 +714,14 @@ class GrpcBinding:
     def _encode(self, rpc: _Rpc, answer: object, what: str) -> bytes:
         """A handler's answer (or event) as the response message's bytes; a value
         that is no such message is the handler's bug."""
-        if answer is None:
-            answer = {}  # google.protobuf.Empty
-        if type(answer) is not dict and not isinstance(answer, Mapping):
-            raise TypeError(
-                f"{rpc.method.rpc}: the handler {what} {type(answer).__name__},"
-                " not a dict"
-            )
-        if self.check_responses:
-            assert self.schema is not None
-            try:
-                self.schema.validate(rpc.method.response_type, answer, answer=True)
-            except ValidationError as exc:
-                raise InvalidResponse(f"{rpc.method.rpc} {what} {exc}") from None
+        answer = self.dispatch.answer(rpc.method.rpc, answer, what, empty=True)
         if self._builder is not None:
             message = self._builder.build(
                 rpc.response_class, rpc.method.response_type, answer
             )
         else:
             message = rpc.response_class()
-            json_format.ParseDict(
-                answer if type(answer) is dict else dict(answer), message
-            )
+            json_format.ParseDict(answer, message)
         encoded: bytes = message.SerializeToString()
         return encoded
 
@@ -790,14 +743,14 @@ class GrpcBinding:
         async def call(raw: bytes, context: Context) -> AsyncIterator[bytes]:
             try:
                 request, call_context = await self._request(rpc, raw, context)
-                events = rpc.call(request, call_context)
-                if type(events) is not AsyncGeneratorType:  # the usual case, at once
-                    events = await _async_iterator(rpc, events)
+                events = await self.dispatch.events(
+                    rpc.method.rpc, request, call_context
+                )
                 try:
                     async for event in events:
                         yield self._encode(rpc, event, "yielded")
                 finally:  # the call ended, failed or was cancelled: so does the handler
-                    await _close(events)
+                    await Dispatcher.close(events)
             except BaseException as exc:  # as in _unary; GeneratorExit propagates
                 await self._abort(context, exc, rpc)
 
@@ -823,14 +776,16 @@ class GrpcBinding:
             requests: _Requests | None = None
             try:
                 requests, call_context = await self._requests(rpc, raw, context)
-                events = await _async_iterator(rpc, rpc.call(requests, call_context))
+                events = await self.dispatch.events(
+                    rpc.method.rpc, requests, call_context
+                )
                 try:
                     async for event in events:
                         requests.check()
                         yield self._encode(rpc, event, "yielded")
                     requests.check()
                 finally:  # as in _streaming
-                    await _close(events)
+                    await Dispatcher.close(events)
             except BaseException as exc:  # as in _unary; GeneratorExit propagates
                 await self._abort(context, _cause(requests, exc), rpc)
 
@@ -839,13 +794,14 @@ class GrpcBinding:
     # ----------------------------------------------------------------- failures
 
     async def _abort(self, context: Context, exc: BaseException, rpc: _Rpc) -> NoReturn:
-        failure = self.failures.of(exc, rpc.where)
+        failures = self.dispatch.failures
+        failure = failures.of(exc, rpc.where)
         a2a = self._versions is not None
         try:
             code, details, trailers = status_of(failure, a2a=a2a)
         except Exception as failed:  # details a Status cannot carry
             code, details, trailers = status_of(
-                self.failures.internal(failed, rpc.where), a2a=a2a
+                failures.internal(failed, rpc.where), a2a=a2a
             )
         await context.abort(code, details, trailing_metadata=trailers)
         raise AssertionError("abort returned")  # pragma: no cover  (abort raises)
