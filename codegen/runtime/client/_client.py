@@ -149,6 +149,27 @@ def _unauthenticated_http(
     )
 
 
+def _unauthenticated_jsonrpc(
+    exc: JsonRpcError, headers: RequestHeaders, status: int, body: bytes
+) -> JsonRpcError:
+    """A JSON-RPC error as ``AuthenticationRequired`` when it is one (A2A's
+    unauthenticated code, or a ``WWW-Authenticate`` challenge beside it); else
+    ``exc`` itself."""
+    challenge = _challenge(headers)
+    if exc.code != UNAUTHENTICATED_CODE and challenge is None:
+        return exc
+    return AuthenticationRequired(
+        exc.message,
+        challenge=challenge,
+        status=status,
+        body=body,
+        error=exc.to_dict(),
+        code=exc.code,
+        data=exc.data,
+        id=exc.id,
+    )
+
+
 def is_event_stream(headers: RequestHeaders) -> bool:
     """Whether response ``headers`` announce a ``text/event-stream`` body (so the body
     goes to ``read_stream``; anything else goes to ``read_response``)."""
@@ -348,18 +369,7 @@ class ClientBinding:
             check = self._validator(rpc)
             requests = [check(one) for one in requests]
         built = [self._build(rpc, one, tenant=tenant) for one in requests or ({},)]
-        first = built[0]
-        for index, other in enumerate(built):
-            if (other.verb, other.path, other.query) != (
-                first.verb,
-                first.path,
-                first.query,
-            ):
-                raise ValueError(
-                    f"{rpc}: request [{index}] goes to {other.verb} {other.path},"
-                    f" request [0] to {first.verb} {first.path}: the path and query"
-                    " fields of a stream are the same for every request"
-                )
+        first = _one_route(rpc, built)
         url = base_url.rstrip("/") + first.path
         if first.query:
             url += "?" + urlencode(first.query, quote_via=quote)
@@ -467,23 +477,11 @@ class ClientBinding:
             try:
                 envelope = _decode(body, status)
                 if legacy:
-                    result = self._jsonrpc_payload(envelope, status, body, legacy=True)
+                    result = _jsonrpc_payload(envelope, status, body, legacy=True)
                     return _from_v0_3(result_to_v1, rpc, result, status, body)
-                return self._jsonrpc_result(envelope, status, body)
+                return _jsonrpc_result(envelope, status, body)
             except JsonRpcError as exc:
-                challenge = _challenge(headers)
-                if exc.code == UNAUTHENTICATED_CODE or challenge is not None:
-                    raise AuthenticationRequired(
-                        exc.message,
-                        challenge=challenge,
-                        status=status,
-                        body=body,
-                        error=exc.to_dict(),
-                        code=exc.code,
-                        data=exc.data,
-                        id=exc.id,
-                    ) from None
-                raise
+                raise _unauthenticated_jsonrpc(exc, headers, status, body) from None
         if 200 <= status < 300:
             if not body.strip():
                 return {}  # google.protobuf.Empty, or a 204
@@ -506,73 +504,7 @@ class ClientBinding:
             found = _v0_3_http_error(payload, status)
             if found is not None:
                 raise found
-        raise self._status_error(payload, status, body)
-
-    @staticmethod
-    def _status_error(payload: Any, status: int, body: bytes) -> Exception:
-        found = A2AError.from_status(payload)
-        if found is not None:
-            return found
-        error = payload.get("error") if isinstance(payload, Mapping) else None
-        message = error.get("message") if isinstance(error, Mapping) else None
-        text = message if isinstance(message, str) else f"HTTP status {status}"
-        return ResponseError(
-            f"HTTP {status}: {text}", status=status, body=body, error=error
-        )
-
-    @classmethod
-    def _jsonrpc_result(cls, envelope: Any, status: int, body: bytes) -> dict[str, Any]:
-        result = cls._jsonrpc_payload(envelope, status, body)
-        if result is None:
-            return {}
-        if not isinstance(result, dict):
-            raise ResponseError(
-                f"HTTP {status}: the JSON-RPC result is {type(result).__name__}, "
-                "not an object",
-                status=status,
-                body=body,
-            )
-        return result
-
-    @staticmethod
-    def _jsonrpc_payload(
-        envelope: Any, status: int, body: bytes, *, legacy: bool = False
-    ) -> Any:
-        """The ``result`` of a JSON-RPC answer, whatever its type; raises the error
-        the answer carries. ``legacy``: a 0.3 answer, where a ``null`` result may be
-        left out (a2a-sdk 0.3 drops it from a delete's answer)."""
-        if not isinstance(envelope, Mapping):
-            raise ResponseError(
-                f"HTTP {status}: the JSON-RPC answer is not an object",
-                status=status,
-                body=body,
-            )
-        error = envelope.get("error")
-        if error is not None:
-            found = A2AError.from_jsonrpc(error)
-            if found is not None:
-                raise found
-            code = error.get("code") if isinstance(error, Mapping) else None
-            if isinstance(code, int) and not isinstance(code, bool):
-                message = error.get("message")
-                raise JsonRpcError(
-                    code,
-                    message if isinstance(message, str) else "",
-                    error.get("data"),
-                    id=envelope.get("id"),
-                )
-            raise ResponseError(
-                f"HTTP {status}: malformed JSON-RPC error {error!r}",
-                status=status,
-                body=body,
-            )
-        if "result" not in envelope and not legacy:
-            raise ResponseError(
-                f"HTTP {status}: the JSON-RPC answer has neither result nor error",
-                status=status,
-                body=body,
-            )
-        return envelope.get("result")
+        raise _status_error(payload, status, body)
 
     def _event(
         self, rpc: str, event: SseEvent, binding: Binding, legacy: bool
@@ -581,11 +513,11 @@ class ClientBinding:
         payload = _decode(data, 200)
         if binding == "jsonrpc":
             if legacy:
-                result = self._jsonrpc_payload(payload, 200, data)
+                result = _jsonrpc_payload(payload, 200, data)
                 return _from_v0_3(result_to_v1, rpc, result, 200, data)
-            return self._jsonrpc_result(payload, 200, data)
+            return _jsonrpc_result(payload, 200, data)
         if isinstance(payload, Mapping) and "error" in payload:
-            raise self._status_error(payload, 200, data)
+            raise _status_error(payload, 200, data)
         if legacy:
             return _from_v0_3(response_to_v1, rpc, payload, 200, data)
         if not isinstance(payload, dict):
@@ -625,6 +557,93 @@ class ClientBinding:
                 yield self._event(rpc, event, binding, legacy)
         except SseTooLarge as exc:
             raise ResponseError(str(exc), status=200, body=b"") from None
+
+
+def _status_error(payload: Any, status: int, body: bytes) -> Exception:
+    """The error of an HTTP+JSON failure: its A2A error, or a ``ResponseError``
+    carrying what the body says."""
+    found = A2AError.from_status(payload)
+    if found is not None:
+        return found
+    error = payload.get("error") if isinstance(payload, Mapping) else None
+    message = error.get("message") if isinstance(error, Mapping) else None
+    text = message if isinstance(message, str) else f"HTTP status {status}"
+    return ResponseError(
+        f"HTTP {status}: {text}", status=status, body=body, error=error
+    )
+
+
+def _jsonrpc_result(envelope: Any, status: int, body: bytes) -> dict[str, Any]:
+    """The ``result`` object of a JSON-RPC answer; raises the error it carries."""
+    result = _jsonrpc_payload(envelope, status, body)
+    if result is None:
+        return {}
+    if not isinstance(result, dict):
+        raise ResponseError(
+            f"HTTP {status}: the JSON-RPC result is {type(result).__name__}, "
+            "not an object",
+            status=status,
+            body=body,
+        )
+    return result
+
+
+def _jsonrpc_payload(
+    envelope: Any, status: int, body: bytes, *, legacy: bool = False
+) -> Any:
+    """The ``result`` of a JSON-RPC answer, whatever its type; raises the error
+    the answer carries. ``legacy``: a 0.3 answer, where a ``null`` result may be
+    left out (a2a-sdk 0.3 drops it from a delete's answer)."""
+    if not isinstance(envelope, Mapping):
+        raise ResponseError(
+            f"HTTP {status}: the JSON-RPC answer is not an object",
+            status=status,
+            body=body,
+        )
+    error = envelope.get("error")
+    if error is not None:
+        found = A2AError.from_jsonrpc(error)
+        if found is not None:
+            raise found
+        code = error.get("code") if isinstance(error, Mapping) else None
+        if isinstance(code, int) and not isinstance(code, bool):
+            message = error.get("message")
+            raise JsonRpcError(
+                code,
+                message if isinstance(message, str) else "",
+                error.get("data"),
+                id=envelope.get("id"),
+            )
+        raise ResponseError(
+            f"HTTP {status}: malformed JSON-RPC error {error!r}",
+            status=status,
+            body=body,
+        )
+    if "result" not in envelope and not legacy:
+        raise ResponseError(
+            f"HTTP {status}: the JSON-RPC answer has neither result nor error",
+            status=status,
+            body=body,
+        )
+    return envelope.get("result")
+
+
+def _one_route(rpc: str, built: Sequence[HttpRequest]) -> HttpRequest:
+    """The first of a stream's requests, once each is known to go to its path and
+    query (they are the stream's, shared by every request)."""
+    first = built[0]
+    for index, other in enumerate(built):
+        if (other.verb, other.path, other.query) != (
+            first.verb,
+            first.path,
+            first.query,
+        ):
+            raise ValueError(
+                f"{rpc}: request [{index}] goes to {other.verb} {other.path},"
+                f" request [0] to {first.verb} {first.path}: the path and query"
+                " fields of a stream are the same for every request"
+            )
+    return first
 
 
 def _from_v0_3(

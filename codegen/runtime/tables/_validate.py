@@ -937,110 +937,6 @@ class _Walk:
         target = field.target or field.resolve(self.schema)
         return self.message(target, item, path, depth)
 
-    def text(self, field: _Field, item: object, path: str, depth: int) -> Any:
-        """A timestamp, duration or field mask: a message to protobuf (one level)."""
-        if depth > _MAX_DEPTH:
-            return self.fail(path, _TOO_DEEP)
-        result = _TEXT_CHECKS[field.kind](item)
-        if result is _BAD:
-            self.fail(path, field.problem(item))
-        return result
-
-    def value(self, field: _Field | None, item: object, path: str, depth: int) -> Any:
-        """A ``google.protobuf.Value``: any JSON protobuf can hold, as sent."""
-        if depth > _MAX_DEPTH:
-            return self.fail(path, _TOO_DEEP)
-        kind = type(item)
-        if kind is str:
-            if _text(item):
-                return item
-            return self.fail(path, "not valid Unicode: a lone surrogate")
-        if kind is dict or (kind is not list and isinstance(item, Mapping)):
-            return self.struct(field, item, path, depth + 1)
-        if kind is list or kind is tuple:
-            return self.list_value(field, item, path, depth + 1)
-        if item is None or item is True or item is False or isinstance(item, float):
-            return item
-        if isinstance(item, int):
-            try:
-                float(item)
-            except OverflowError:
-                return self.fail(path, "out of range for a 64-bit float")
-            return item
-        return self.fail(path, f"expected a JSON value, got {json_type(item)}")
-
-    def struct(self, field: _Field | None, item: object, path: str, depth: int) -> Any:
-        if not isinstance(item, Mapping):
-            return self.fail(path, f"expected an object, got {json_type(item)}")
-        if depth > _MAX_DEPTH:
-            return self.fail(path, _TOO_DEEP)
-        mark = len(self.violations)
-        self.duplicates(item, path)
-        for key, element in item.items():
-            where = f"{path}[{key}]"
-            if not _text(key):
-                self.fail(where, "the key is not valid Unicode text")
-                continue
-            self.value(None, element, where, depth + 1)
-        return item if len(self.violations) == mark else _BAD
-
-    def list_value(
-        self, field: _Field | None, item: object, path: str, depth: int
-    ) -> Any:
-        if not isinstance(item, (list, tuple)):
-            return self.fail(path, f"expected an array, got {json_type(item)}")
-        if depth > _MAX_DEPTH:
-            return self.fail(path, _TOO_DEEP)
-        mark = len(self.violations)
-        for index, element in enumerate(item):
-            self.value(None, element, f"{path}[{index}]", depth + 1)
-        return item if len(self.violations) == mark else _BAD
-
-    def any(self, field: _Field | None, item: object, path: str, depth: int) -> Any:
-        if not isinstance(item, Mapping):
-            return self.fail(path, f"expected an object, got {json_type(item)}")
-        if depth > _MAX_DEPTH:
-            return self.fail(path, _TOO_DEEP)
-        if not item:
-            return {}  # the empty Any
-        url = item.get("@type")
-        type_name = (
-            url.rpartition("/")[2] if isinstance(url, str) and _text(url) else ""
-        )
-        if type_name in self.schema._rules or type_name == _EMPTY:
-            message = self.schema._message(type_name)
-            self.message_duplicates(message, item, path)
-            fields = {key: value for key, value in item.items() if key != "@type"}
-            checked = self.message(message, fields, path, depth)  # no level of its own
-            return _BAD if checked is _BAD else {"@type": url, **checked}
-        wrapped = _ANY_PAYLOADS.get(type_name)
-        if wrapped is None and type_name:  # a type not known here: left as sent
-            mark = len(self.violations)
-            self.sent_duplicates(item, path)
-            return item if len(self.violations) == mark else _BAD
-        if isinstance(item, DuplicateKeys):
-            for key in item.duplicates:
-                self.fail(_join(path, key), "given twice in one object")
-        if url is None:
-            return self.fail(
-                _join(path, "@type"), "an Any needs its type URL in '@type'"
-            )
-        if wrapped is None:
-            text = "a type URL" if _text(url) else f"a string, got {json_type(url)}"
-            return self.fail(_join(path, "@type"), f"expected {text}")
-        # A well-known type: its JSON form is in "value" (the rest is ignored).
-        where = _join(path, "value")
-        if "value" not in item:
-            return self.fail(where, f"an Any of {type_name} has it in 'value'")
-        payload = item["value"]
-        if payload is None:
-            if wrapped.kind != "value":
-                return self.fail(where, f"expected {type_name}, got null")
-            return {"@type": url, "value": None}
-        cost = 0 if wrapped.convert is not None else 1  # a wrapper: no level
-        result = self.element(wrapped, payload, where, depth + cost)
-        return _BAD if result is _BAD else {"@type": url, "value": result}
-
     def sent_duplicates(self, item: object, path: str) -> None:
         """Duplicate keys anywhere in JSON taken as sent (an unknown field's value, an
         ``Any`` of a type not known here): walked without recursion, as deep as the
@@ -1058,6 +954,123 @@ class _Walk:
             else:
                 continue
             stack.extend(reversed(children))
+
+
+# --- the well-known types, walked as JSON ------------------------------------------
+
+
+def _text_value(walk: _Walk, field: _Field, item: object, path: str, depth: int) -> Any:
+    """A timestamp, duration or field mask: a message to protobuf (one level)."""
+    if depth > _MAX_DEPTH:
+        return walk.fail(path, _TOO_DEEP)
+    result = _TEXT_CHECKS[field.kind](item)
+    if result is _BAD:
+        walk.fail(path, field.problem(item))
+    return result
+
+
+def _value(
+    walk: _Walk, field: _Field | None, item: object, path: str, depth: int
+) -> Any:
+    """A ``google.protobuf.Value``: any JSON protobuf can hold, as sent."""
+    if depth > _MAX_DEPTH:
+        return walk.fail(path, _TOO_DEEP)
+    kind = type(item)
+    if kind is str:
+        if _text(item):
+            return item
+        return walk.fail(path, "not valid Unicode: a lone surrogate")
+    if kind is dict or (kind is not list and isinstance(item, Mapping)):
+        return _struct(walk, field, item, path, depth + 1)
+    if kind is list or kind is tuple:
+        return _list_value(walk, field, item, path, depth + 1)
+    if item is None or item is True or item is False or isinstance(item, float):
+        return item
+    if isinstance(item, int):
+        try:
+            float(item)
+        except OverflowError:
+            return walk.fail(path, "out of range for a 64-bit float")
+        return item
+    return walk.fail(path, f"expected a JSON value, got {json_type(item)}")
+
+
+def _struct(
+    walk: _Walk, field: _Field | None, item: object, path: str, depth: int
+) -> Any:
+    """A ``google.protobuf.Struct``: an object of JSON values, as sent."""
+    if not isinstance(item, Mapping):
+        return walk.fail(path, f"expected an object, got {json_type(item)}")
+    if depth > _MAX_DEPTH:
+        return walk.fail(path, _TOO_DEEP)
+    mark = len(walk.violations)
+    walk.duplicates(item, path)
+    for key, element in item.items():
+        where = f"{path}[{key}]"
+        if not _text(key):
+            walk.fail(where, "the key is not valid Unicode text")
+            continue
+        _value(walk, None, element, where, depth + 1)
+    return item if len(walk.violations) == mark else _BAD
+
+
+def _list_value(
+    walk: _Walk, field: _Field | None, item: object, path: str, depth: int
+) -> Any:
+    """A ``google.protobuf.ListValue``: an array of JSON values, as sent."""
+    if not isinstance(item, (list, tuple)):
+        return walk.fail(path, f"expected an array, got {json_type(item)}")
+    if depth > _MAX_DEPTH:
+        return walk.fail(path, _TOO_DEEP)
+    mark = len(walk.violations)
+    for index, element in enumerate(item):
+        _value(walk, None, element, f"{path}[{index}]", depth + 1)
+    return item if len(walk.violations) == mark else _BAD
+
+
+def _any(walk: _Walk, field: _Field | None, item: object, path: str, depth: int) -> Any:
+    """A ``google.protobuf.Any``: a message of this schema walked as one (its
+    ``@type`` beside its fields), a well-known type's JSON in ``value``, and a type
+    not known here left as sent."""
+    if not isinstance(item, Mapping):
+        return walk.fail(path, f"expected an object, got {json_type(item)}")
+    if depth > _MAX_DEPTH:
+        return walk.fail(path, _TOO_DEEP)
+    if not item:
+        return {}  # the empty Any
+    url = item.get("@type")
+    type_name = url.rpartition("/")[2] if isinstance(url, str) and _text(url) else ""
+    if type_name in walk.schema._rules or type_name == _EMPTY:
+        message = walk.schema._message(type_name)
+        walk.message_duplicates(message, item, path)
+        fields = {key: value for key, value in item.items() if key != "@type"}
+        checked = walk.message(message, fields, path, depth)  # no level of its own
+        return _BAD if checked is _BAD else {"@type": url, **checked}
+    wrapped = _ANY_PAYLOADS.get(type_name)
+    if wrapped is None and type_name:  # a type not known here: left as sent
+        mark = len(walk.violations)
+        walk.sent_duplicates(item, path)
+        return item if len(walk.violations) == mark else _BAD
+    if isinstance(item, DuplicateKeys):
+        for key in item.duplicates:
+            walk.fail(_join(path, key), "given twice in one object")
+    if url is None:
+        return walk.fail(_join(path, "@type"), "an Any needs its type URL in '@type'")
+    if wrapped is None:
+        text = "a type URL" if _text(url) else f"a string, got {json_type(url)}"
+        return walk.fail(_join(path, "@type"), f"expected {text}")
+    # A well-known type: its JSON form is in "value" (the rest is ignored).
+    where = _join(path, "value")
+    if "value" not in item:
+        return walk.fail(where, f"an Any of {type_name} has it in 'value'")
+    payload = item["value"]
+    if payload is None:
+        if wrapped.kind != "value":
+            return walk.fail(where, f"expected {type_name}, got null")
+        return {"@type": url, "value": None}
+    cost = 0 if wrapped.convert is not None else 1  # a wrapper: no level
+    result = walk.element(wrapped, payload, where, depth + cost)
+    return _BAD if result is _BAD else {"@type": url, "value": result}
 
 
 def _map_key(kind: str) -> Callable[[object], Any]:
@@ -1080,11 +1093,11 @@ _SCALARS: dict[str, Callable[[object], Any]] = {
 _TEXT_CHECKS = {kind: _text_check(kind) for kind in _TEXT_PROBLEMS}
 _NESTED: dict[str, Callable[[_Walk, _Field, object, str, int], Any]] = {
     "message": _Walk.nested_message,
-    "any": _Walk.any,
-    "struct": _Walk.struct,
-    "list_value": _Walk.list_value,
-    "value": _Walk.value,
-    **{kind: _Walk.text for kind in _TEXT_PROBLEMS},
+    "any": _any,
+    "struct": _struct,
+    "list_value": _list_value,
+    "value": _value,
+    **{kind: _text_value for kind in _TEXT_PROBLEMS},
 }
 _MAP_KEYS = {kind: _map_key(kind) for kind in ("string", "bool", *_INT_RANGES)}
 _KEY_TEXTS = {
