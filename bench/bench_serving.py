@@ -20,7 +20,7 @@ answer) shows what the driver itself costs. The apps run in interleaved rounds (
 round, each app runs each request for a fixed batch of about 0.1 s, in an order that
 changes from round to round), so a drift of the machine's speed hits all of them alike;
 the table gives the median over the rounds of microseconds per request, with min-max,
-then generated/floor (goal <= 2.5x) and sdk/generated (goal >= 6x). An extra row, not
+then generated/floor (goal <= 1.6x) and sdk/generated (goal >= 8x). An extra row, not
 part of the ratios, times a2a-sdk's task machinery (``DefaultRequestHandlerV2``, an
 executor and an in-memory task store) on the same requests.
 
@@ -800,8 +800,8 @@ def in_process() -> None:
         )
         per_round_floor = _per_round(samples, probe.label, "generated", "floor")
         per_round_sdk = _per_round(samples, probe.label, "sdk", "generated")
-        floor_goal = " (goal <= 2.5x)" if probe.label in GOALS else ""
-        sdk_goal = " (goal >= 6x)" if probe.label in GOALS else ""
+        floor_goal = " (goal <= 1.6x)" if probe.label in GOALS else ""
+        sdk_goal = " (goal >= 8x)" if probe.label in GOALS else ""
         print(
             f"    generated/floor = {medians['generated'] / medians['floor']:4.2f}x"
             f"{floor_goal}, rounds {min(per_round_floor):.2f}-{max(per_round_floor):.2f};"

@@ -263,29 +263,11 @@ class A2AApplication:
     # ------------------------------------------------------------------ entry point
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = scope["type"]
-        if kind == "http":
-            await self._http(scope, receive, send)
-        elif kind == "lifespan":
-            await self._lifespan(receive, send)
-        elif kind == "websocket":
-            await refuse_websocket(receive, send)
-        else:  # anything newer: not ours
-            raise RuntimeError(f"the A2A application serves HTTP, not {kind!r}")
-
-    @staticmethod
-    async def _lifespan(receive: Receive, send: Send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
-
-    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         """One HTTP request, read once: a document, a route's call, a JSON-RPC call,
-        or 404 / 405."""
+        or 404 / 405 (and the lifespan protocol; a websocket is refused)."""
+        if scope["type"] != "http":
+            await self._not_http(scope, receive, send)
+            return
         verb: str = scope["method"]
         path = raw_path(scope)
         head = verb == "HEAD"
@@ -341,6 +323,25 @@ class A2AApplication:
             allowed.add("HEAD")
         failure = not_found(verb, path, allowed)
         await self.http_json.send_failure(send, failure, head=head)
+
+    async def _not_http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            await self._lifespan(receive, send)
+        elif kind == "websocket":
+            await refuse_websocket(receive, send)
+        else:  # anything newer: not ours
+            raise RuntimeError(f"the A2A application serves HTTP, not {kind!r}")
+
+    @staticmethod
+    async def _lifespan(receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
 
     def _route_path(self, path: str) -> str | None:
         """``path`` below the HTTP+JSON prefix; None when it is not below it."""

@@ -114,28 +114,36 @@ class RequestHead:
         self.raw = raw if isinstance(raw, list) else list(raw)
         versions: list[str] = []
         extensions: list[str] = []
-        single: list[str | None] = [None, None, None]
+        content_type = content_length = host = None
+        wanted = _WANTED.get
         for key, value in self.raw:
-            if type(key) is not bytes:  # a bytearray or memoryview: not hashable as is
+            try:
+                slot = wanted(key)
+            except TypeError:  # a bytearray: not hashable as it is
                 key = bytes(key)
-            slot = _WANTED.get(key)
+                slot = wanted(key)
             if slot is None:
-                lower = key.lower()
-                if lower == key:
+                if type(key) is bytes and key.islower():
                     continue  # ASGI servers send lower-case names: the usual case
-                slot = _WANTED.get(lower)
+                slot = wanted(bytes(key).lower())
                 if slot is None:
                     continue
-            text = bytes(value).decode("latin-1")
+            text = (value if type(value) is bytes else bytes(value)).decode("latin-1")
             if slot == _VERSION:
                 versions.append(text)
             elif slot == _EXTENSIONS:
                 extensions.append(text)
-            elif single[slot - _CONTENT_TYPE] is None:
-                single[slot - _CONTENT_TYPE] = text
+            elif slot == _CONTENT_TYPE:
+                content_type = text if content_type is None else content_type
+            elif slot == _CONTENT_LENGTH:
+                content_length = text if content_length is None else content_length
+            elif host is None:
+                host = text
         self.versions = versions
         self.extensions = extensions
-        self.content_type, self.content_length, self.host = single
+        self.content_type = content_type
+        self.content_length = content_length
+        self.host = host
         self._pairs: tuple[tuple[str, str], ...] | None = None
 
     @property

@@ -138,14 +138,14 @@ def query_pairs(
             raise QueryError(
                 "", repr(query), "query string is not valid UTF-8"
             ) from None
-    parts = query.split("&", max_pairs)
-    if len(parts) > max_pairs:
-        raise QueryError("", query, f"more than {max_pairs} query parameters")
-    # Empty parts ("a=1&&b=2") are no pairs.
-    if len(parts) > 1:
-        pairs = [part.partition("=") for part in parts if part]
-    else:  # the usual query of one pair, or none
+    if "&" not in query and max_pairs:  # the usual query of one pair, or none
         pairs = [query.partition("=")] if query else []
+    else:
+        parts = query.split("&", max_pairs)
+        if len(parts) > max_pairs:
+            raise QueryError("", query, f"more than {max_pairs} query parameters")
+        # Empty parts ("a=1&&b=2") are no pairs.
+        pairs = [part.partition("=") for part in parts if part]
     if "%" not in query and "+" not in query:
         return pairs, False
     return [(form_text(name, name), sep, value) for name, sep, value in pairs], True

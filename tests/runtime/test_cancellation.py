@@ -176,6 +176,70 @@ def test_a_call_whose_client_leaves_is_cancelled_and_nothing_is_left(
     assert left == 0 and client.reads == reads
 
 
+async def cleans_up(delay: float) -> Any:
+    """Awaits again once cancelled (its cleanup), then answers."""
+    try:
+        await asyncio.sleep(delay)
+    except asyncio.CancelledError:
+        await asyncio.sleep(0)
+        return "cleaned up"
+
+
+async def fails_at_once() -> Any:
+    raise LookupError("before any await")
+
+
+async def at_once() -> Any:
+    return "at once"
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (at_once, "at once"),  # ends in its first step: never registered
+        (lambda: answer(0), "ok"),
+        (lambda: answer(TICK / 2), "ok"),
+        (fails_at_once, LookupError),
+        (lambda: cleans_up(5), "cleaned up"),
+    ],
+)
+def test_a_call_run_under_the_watch_ends_as_awaiting_it_would(
+    make: Any, expected: Any
+) -> None:
+    """However a call steps (at once, later, awaiting again once cancelled), ``run``
+    gives what ``await`` gives; the client leaves at once, so a call still running
+    at the tick is cancelled."""
+    outcome, left = asyncio.run(_watched(DisconnectWatch(TICK), make(), Client(0)))
+    if isinstance(expected, type):
+        assert isinstance(outcome, expected), outcome
+    else:
+        assert outcome == expected
+    assert left == 0
+
+
+def test_a_watched_call_closed_unfinished_is_closed_too() -> None:
+    """The request's coroutine closed while the call is suspended (the server drops
+    it): the call's own cleanup runs, and it is watched no more."""
+    closed: list[str] = []
+
+    async def slow() -> Any:
+        try:
+            await asyncio.sleep(5)
+        finally:
+            closed.append("call")
+
+    async def scenario() -> tuple[list[str], int]:
+        watch = DisconnectWatch(TICK)
+        call = slow()  # held here: only closing it runs its cleanup now
+        request = watch.run(call, Client(None).receive)
+        request.send(None)  # suspended in the call's sleep
+        request.close()
+        calls = next(iter(watch._loops.values()))
+        return list(closed), len(calls.young) + len(calls.old)
+
+    assert asyncio.run(scenario()) == (["call"], 0)
+
+
 def test_a_cancellation_from_elsewhere_stays_one_under_the_watch() -> None:
     async def scenario() -> None:
         watch = DisconnectWatch(TICK)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
 from typing import Any, Protocol
 
 from ._cancellation import DisconnectWatch
@@ -126,20 +126,23 @@ class _Dialect:
             rpc_message=f"Invalid Request: {message}",
         )
 
-    async def body(self, receive: Receive, head: RequestHead) -> bytes | None:
+    def body(self, receive: Receive, head: RequestHead) -> Awaitable[bytes | None]:
         """The request's body; None when it is over ``max_body_bytes``."""
-        return await read_body(
-            receive, head.content_length, self.options.max_body_bytes
-        )
+        return read_body(receive, head.content_length, self.options.max_body_bytes)
 
     def params(
         self, head: RequestHead, scope: Scope, v0_3: bool, read: ServiceParams | None
     ) -> ServiceParams:
         """The service parameters, checked (``read``: as the application read them
         to pick the routes, if it did)."""
-        if self.dispatch.versions is None:  # not an A2A service: no parameters
+        versions = self.dispatch.versions
+        if versions is None:  # not an A2A service: no parameters
             return NO_PARAMS
         if read is None:
+            if len(head.versions) == 1 and not head.extensions:
+                usual = versions.usual.get((head.versions[0], v0_3))
+                if usual is not None:
+                    return usual  # a version as listed, no extension: checked already
             read = read_service_params(
                 head.versions, head.extensions, scope.get("query_string", b"")
             )
@@ -156,23 +159,24 @@ class _Dialect:
         return CallContext.of_request(tenant, self.binding, params, scope, head)
 
     def content_type(self, head: RequestHead, accepted: frozenset[str]) -> None:
-        if head.content_type is None:
-            return  # a missing Content-Type is never refused
-        found = media_type(head.content_type)
+        sent = head.content_type
+        if sent is None or sent in accepted:
+            return  # a missing Content-Type is never refused; the usual one as it is
+        found = media_type(sent)
         if found not in accepted:
             raise self.profile.unsupported_content_type(
                 f"Content-Type {excerpt(found)} is not supported here "
                 f"(accepted: {', '.join(sorted(accepted))})"
             )
 
-    async def call(
+    def call(
         self, rpc: str, request: object, context: CallContext, receive: Receive
-    ) -> dict[str, Any]:
-        """A unary (or client-streaming) call's answer; ``Disconnected`` when the
-        client left while it ran (the handler is cancelled)."""
+    ) -> Awaitable[Any]:
+        """A unary (or client-streaming) call, as the handler returns it (see
+        ``Dispatcher.answer``); ``Disconnected`` when the client left while it ran
+        (the handler is cancelled)."""
         call = self.dispatch.invoke(rpc, request, context)
-        result = await self.departures.run(call, receive)
-        return self.dispatch.answer(rpc, result, "returned", empty=True)
+        return self.departures.run(call, receive)
 
 
 # ------------------------------------------------------------------- HTTP+JSON
@@ -250,7 +254,8 @@ class HttpJsonDialect(_Dialect):
                 scope, found, side, body, request_head, params
             )
             if not route.server_streaming:
-                result = await self.call(rpc, request, context, receive)
+                returned = await self.call(rpc, request, context, receive)
+                result = self.dispatch.answer(rpc, returned, "returned", empty=True)
                 if side is not None:
                     result = side.route_answer(rpc, result)
                 if route.response_body:
@@ -520,7 +525,10 @@ class JsonRpcDialect(_Dialect):
                 raise Refusal(self.too_large)
             request, context = self._read(call, body, tenant, scope, request_head, read)
             if not call.streaming:
-                result: Any = await self.call(call.method, request, context, receive)
+                returned = await self.call(call.method, request, context, receive)
+                result: Any = self.dispatch.answer(
+                    call.method, returned, "returned", empty=True
+                )
                 if call.v0_3 is not None:
                     assert self.v0_3 is not None
                     result = self.v0_3.result(call.v0_3, call.method, result)

@@ -13,7 +13,8 @@ cancellation.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Coroutine, Generator
+from types import CoroutineType, coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._request import Disconnected, Receive
@@ -106,8 +107,9 @@ class DisconnectWatch:
     ``receive`` until ``http.disconnect``, then cancels the call's task; ``run`` takes
     that cancellation back and raises ``Disconnected`` (a gRPC call the handler was
     awaiting is cancelled with it). A quicker call, the usual one, ends before it is
-    watched: it costs a few dict operations, no task and no timer of its own. A
-    cancellation from elsewhere stays a cancellation. ``receive`` must be the
+    watched: one that awaits nothing that suspends (a coroutine, stepped once at
+    once) costs nothing of it, another a few dict operations, no task and no timer
+    of its own. A cancellation from elsewhere stays a cancellation. ``receive`` must be the
     request's, its body read: the watcher is the only one reading it then.
     """
 
@@ -123,6 +125,15 @@ class DisconnectWatch:
 
     async def run(self, call: Awaitable[T], receive: Receive) -> T:
         """``await call``; ``Disconnected`` when the client left while it ran."""
+        if type(call) is CoroutineType:
+            # Its first step at once: a call that ends in it, the usual one, is over
+            # before anything could watch it.
+            try:
+                pending = call.send(None)
+            except StopIteration as done:
+                answer: T = done.value
+                return answer
+            call = _rest(call, pending)
         task = self._current_task()
         assert task is not None, "run() runs inside a task"
         calls = self._loops.get(task.get_loop()) or self._calls_of(task.get_loop())
@@ -148,6 +159,31 @@ class DisconnectWatch:
                 del self._loops[old]
         calls = self._loops[loop] = _LoopCalls(loop, self.tick)
         return calls
+
+
+@coroutine
+def _rest(call: Coroutine[Any, Any, T], pending: Any) -> Generator[Any, Any, T]:
+    """The rest of ``call``, whose first step yielded ``pending``: each of its later
+    steps as ``await call`` would take it (what the task sends or throws in goes on
+    to ``call``)."""
+    while True:
+        try:
+            sent = yield pending
+        except GeneratorExit:
+            call.close()
+            raise
+        except BaseException as exc:  # a cancellation, thrown in by the task
+            try:
+                pending = call.throw(exc)
+            except StopIteration as done:
+                answer: T = done.value
+                return answer
+            continue
+        try:
+            pending = call.send(sent)
+        except StopIteration as done:
+            answer = done.value
+            return answer
 
 
 class _LoopCalls:

@@ -7,7 +7,7 @@ makes, and the headers a client sends.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 from urllib.parse import unquote
@@ -225,6 +225,12 @@ class VersionPolicy:
         self.serves_v0_3 = versions.supports(DEFAULT_VERSION)
         self._v0_3 = SupportedVersions((DEFAULT_VERSION,))
         self._later = versions.excluding(DEFAULT_VERSION)
+        # What ``check`` gives the usual request, which names one version exactly as
+        # listed and no extension: by (version, in 0.3's form).
+        self.usual: Mapping[tuple[str, bool], ServiceParams] = {
+            (name, name not in self._later.names): ServiceParams(name, ())
+            for name in self.names
+        }
 
     @classmethod
     def of(
