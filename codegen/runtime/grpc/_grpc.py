@@ -105,6 +105,7 @@ from ._params import NO_PARAMS, ServiceParams, VersionPolicy, read_service_param
 from ._paths import Name, Rpc
 from ._proto import LARGE_MESSAGE_BYTES, MessageBuilder, MessageReader, is_large
 from ._proto import is_repeated, off_loop
+from ._validate_fast import Target
 from ._request import CallContext
 from ._validate import Schema, ValidationError
 
@@ -356,13 +357,15 @@ def services_of(rpcs: Mapping[Name, Rpc[Name]]) -> tuple[GrpcService, ...]:
 
 
 class _Rpc(NamedTuple):
-    """One rpc, resolved: its row, the handler's method, the message classes."""
+    """One rpc, resolved: its row, the handler's method, the message classes, the
+    reader of its requests."""
 
     method: GrpcMethod
     call: Callable[[Any, CallContext], Any]
     request_class: type[Message]
     response_class: type[Message]
     where: str  # the method path, for logs
+    reader: Target
 
 
 def _message_classes(
@@ -509,7 +512,7 @@ class _Requests:
     def _same_tenant(self, request: Mapping[str, Any]) -> None:
         """The stream's tenant is its first request's: a later one naming another is
         refused (``_failure.other_tenant``)."""
-        tenant = self._binding._tenant(request)
+        tenant = self._binding.dispatch.tenant(request)
         if self._tenant is None:
             self._tenant = tenant
             return
@@ -601,6 +604,7 @@ class GrpcBinding:
         self._reader = MessageReader()
         self.tenant_field = tenant_field
         self.max_message_bytes = max_message_bytes
+        self._read_at_once = min(max_message_bytes, LARGE_MESSAGE_BYTES)
         message = f"the request is larger than {max_message_bytes} bytes"
         self._too_large = Failure(429, "RESOURCE_EXHAUSTED", message, INVALID_REQUEST)
         classes = _message_classes(pb2_module, services)
@@ -609,10 +613,13 @@ class GrpcBinding:
                 _Rpc(
                     method,
                     self.dispatch.methods[method.rpc],
-                    *classes[service.name, method.rpc],
+                    request_class,
+                    response_class,
                     f"/{service.name}/{method.rpc}",
+                    self._reader.reader(request_class.DESCRIPTOR),
                 )
                 for method in service.methods
+                for request_class, response_class in [classes[service.name, method.rpc]]
             )
             for service in services
         }
@@ -664,17 +671,17 @@ class GrpcBinding:
             return await off_loop(self._read, rpc, raw)
         return self._read(rpc, raw)
 
-    def _tenant(self, request: Mapping[str, Any] | None) -> str:
-        """The tenant field of ``request`` (``""`` for none)."""
-        return self.dispatch.tenant(request)
-
     async def _request(
         self, rpc: _Rpc, raw: bytes, context: Context
     ) -> tuple[dict[str, Any], CallContext]:
         """The request in canonical form and its ``CallContext``."""
         headers, params = self._call_head(context)
-        request = await self._message(rpc, raw)
-        return request, CallContext(self._tenant(request), "grpc", params, headers)
+        if len(raw) <= self._read_at_once:  # the usual message: no refusal, no thread
+            request = self._read(rpc, raw)
+        else:
+            request = await self._message(rpc, raw)
+        tenant = self.dispatch.tenant(request)
+        return request, CallContext(tenant, "grpc", params, headers)
 
     async def _requests(
         self, rpc: _Rpc, raw: AsyncIterator[bytes], context: Context
@@ -685,12 +692,13 @@ class GrpcBinding:
         headers, params = self._call_head(context)
         requests = _Requests(self, rpc, raw, context)
         first = await requests.first()
-        return requests, CallContext(self._tenant(first), "grpc", params, headers)
+        tenant = self.dispatch.tenant(first)
+        return requests, CallContext(tenant, "grpc", params, headers)
 
     def _read(self, rpc: _Rpc, raw: bytes) -> dict[str, Any]:
         """The request message in ``raw``, in canonical form."""
         try:
-            request = self._reader.read(rpc.request_class.FromString(raw))
+            request = rpc.reader.check(rpc.request_class.FromString(raw))
         except Exception as exc:  # DecodeError, or an Any of a type nobody knows
             text = f"the request is not a {rpc.method.request_type}: {exc}"
             raise InvalidArgument(text, [("", text)]) from None

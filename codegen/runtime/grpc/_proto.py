@@ -432,8 +432,13 @@ class MessageReader:
 
     def read(self, message: Message) -> dict[str, Any]:
         """``json_format.MessageToDict(message)``."""
-        found: dict[str, Any] = self._target(message.DESCRIPTOR).check(message)
+        found: dict[str, Any] = self.reader(message.DESCRIPTOR).check(message)
         return found
+
+    def reader(self, descriptor: Any) -> Target:
+        """The reader of ``descriptor``'s messages: its ``check(message)`` is
+        ``read(message)``, for a caller that reads one type again and again."""
+        return self._target(descriptor)
 
     def _target(self, descriptor: Any) -> Target:
         found = self._targets.get(descriptor)
