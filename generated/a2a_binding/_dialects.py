@@ -246,7 +246,11 @@ class HttpJsonDialect(_Dialect):
         the 1.0 rpc and request and back, validated as 1.0)."""
         route = found.route
         try:
-            body = await self.body(receive, request_head)
+            body = (
+                await self.body(receive, request_head)
+                if route.body is not None or request_head.declares_body
+                else b""  # none declared and none taken: not read (RFC 9112 §6.3)
+            )
         except Disconnected:
             return
         side = self.v0_3 if v0_3 else None

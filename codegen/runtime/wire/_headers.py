@@ -76,13 +76,16 @@ def unique(items: Iterable[str]) -> tuple[str, ...]:
 
 
 # The fields the server acts on, by lower-case name: their slot in RequestHead.
-_VERSION, _EXTENSIONS, _CONTENT_TYPE, _CONTENT_LENGTH, _HOST = range(5)
+_VERSION, _EXTENSIONS, _CONTENT_TYPE, _CONTENT_LENGTH, _HOST, _TRANSFER_ENCODING = (
+    range(6)
+)
 _WANTED = {
     b"a2a-version": _VERSION,
     b"a2a-extensions": _EXTENSIONS,
     b"content-type": _CONTENT_TYPE,
     b"content-length": _CONTENT_LENGTH,
     b"host": _HOST,
+    b"transfer-encoding": _TRANSFER_ENCODING,
 }
 
 
@@ -92,7 +95,9 @@ class RequestHead:
     ``versions`` and ``extensions`` are the values of every ``A2A-Version`` and
     ``A2A-Extensions`` line; ``content_type``, ``content_length`` and ``host`` the
     first value of theirs (None when absent). ``pairs`` is every header as ``(lower
-    case name, value)``, decoded on first use.
+    case name, value)``, decoded on first use. ``declares_body``: the request has a
+    Content-Length or a Transfer-Encoding, as a request with a body does in HTTP/1.1
+    (RFC 9112 §6.3: one with neither has none).
     """
 
     __slots__ = (
@@ -102,6 +107,7 @@ class RequestHead:
         "content_type",
         "content_length",
         "host",
+        "declares_body",
         "_pairs",
     )
 
@@ -111,6 +117,7 @@ class RequestHead:
         versions: list[str] = []
         extensions: list[str] = []
         content_type = content_length = host = None
+        chunked = False
         wanted = _WANTED.get
         for key, value in self.raw:
             try:
@@ -133,13 +140,16 @@ class RequestHead:
                 content_type = text if content_type is None else content_type
             elif slot == _CONTENT_LENGTH:
                 content_length = text if content_length is None else content_length
-            elif host is None:
-                host = text
+            elif slot == _HOST:
+                host = text if host is None else host
+            else:
+                chunked = True
         self.versions = versions
         self.extensions = extensions
         self.content_type = content_type
         self.content_length = content_length
         self.host = host
+        self.declares_body = chunked or content_length is not None
         self._pairs: tuple[tuple[str, str], ...] | None = None
 
     @property
