@@ -16,6 +16,7 @@ from typing import NamedTuple
 from .model import Binding, BindingFile, Field, Method, QueryParam, Route, query_codec
 from .model import validation_kind
 from .model.naming import MESSAGES_IMPORTS, WKT_PYTHON_TYPES, private_base, snake_case
+from .model.naming import proto_json_name
 from .runtime._params import VERSION_HEADER
 
 __all__ = [
@@ -85,6 +86,16 @@ class FileView:
         if method.request.well_known:
             return "Mapping[str, Any]"
         return "messages." + self.file.python_name(method.request.full_name)
+
+    @property
+    def request_overloads(self) -> tuple[tuple[tuple[str, ...], str], ...]:
+        """The rpcs by request annotation, for one ``Literal`` overload each (rpcs that
+        share a request message, as SendMessage and SendStreamingMessage do, share it),
+        in declaration order."""
+        rpcs: dict[str, list[str]] = {}
+        for method in self.file.methods:
+            rpcs.setdefault(self.request_annotation(method), []).append(method.name)
+        return tuple((tuple(names), annotation) for annotation, names in rpcs.items())
 
 
 _MODULE_TEXTS = {
@@ -291,11 +302,6 @@ class RoutesView(FileView):
         return 256 if self.file.has_deep_wildcards else self.file.max_path_segments
 
     @property
-    def build_overloads(self) -> tuple[tuple[str, str], ...]:
-        """(rpc, request annotation) for each ``build`` overload."""
-        return tuple((m.name, self.request_annotation(m)) for m in self.file.methods)
-
-    @property
     def names_any(self) -> bool:
         """Whether the module names ``typing.Any``: in the dynamic ``build`` overload
         (several rpcs) or in a well-known request's ``Mapping[str, Any]``."""
@@ -480,7 +486,9 @@ def _field_rule(field: Field) -> Call:
     kind = validation_kind(value.kind, value.type_name)
     map_key = validation_kind(field.map_key_kind, "") if field.map_key_kind else ""
     type_name = value.type_name if kind in ("message", "enum") else ""
+    custom = "" if field.json_name == proto_json_name(field.name) else field.json_name
     flags: tuple[tuple[str, object], ...] = (
+        ("json_name", custom),
         ("repeated", field.repeated and not field.is_map),
         ("map_key", map_key),
         ("required", field.required),
@@ -488,7 +496,7 @@ def _field_rule(field: Field) -> Call:
     )
     return Call(
         "FieldRule",
-        (field.json_name, field.name, kind) + ((type_name,) if type_name else ()),
+        (field.name, kind) + ((type_name,) if type_name else ()),
         tuple((name, value) for name, value in flags if value),
     )
 
@@ -499,8 +507,9 @@ class MessagesView(FileView):
     @functools.cached_property
     def schema_rows(self) -> tuple[tuple[str, tuple[Call, ...]], ...]:
         """Per message type (Empty included: an object without fields), its fields
-        as ``FieldRule(json name, proto name, kind, type, repeated, map key kind,
-        required, oneof)`` rows, trailing defaults left out."""
+        as ``FieldRule(proto name, kind, type, json name, repeated, map key kind,
+        required, oneof)`` rows, defaults left out (the json name is protoc's
+        default unless the proto gives another)."""
         rows = []
         for message in self.file.messages:
             if message.well_known and message.full_name != "google.protobuf.Empty":

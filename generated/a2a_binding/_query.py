@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any, Literal, NamedTuple, Union
 from urllib.parse import unquote
 
-from ._quoting import excerpt, field_path
+from ._quoting import excerpt, field_path, json_name
 
 __all__ = [
     "MAX_QUERY_PAIRS",
@@ -328,18 +328,13 @@ def _duration(field: str, text: str) -> str:
     return f"{sign}{seconds}{_fraction(nanos)}s"
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)
-
-
 def _field_mask(field: str, text: str) -> str:
     """Comma-separated field paths, written back in camelCase."""
     paths = text.split(",")
     if not all(_FIELD_MASK_PATH.match(path) for path in paths):
         raise QueryError(field, text, "not a field mask (comma-separated field paths)")
     return ",".join(
-        ".".join(_camel(part) for part in path.split(".")) for path in paths
+        ".".join(json_name(part) for part in path.split(".")) for path in paths
     )
 
 

@@ -5,8 +5,8 @@
 """Request validation: a ProtoJSON value checked against its message's fields, and
 handed back in the canonical form its ``TypedDict`` describes.
 
-The generated ``messages.py`` holds, per message type, a ``FieldRule`` per field (json
-and proto name, ProtoJSON kind, message or enum type, repeated, map key kind,
+The generated ``messages.py`` holds, per message type, a ``FieldRule`` per field (proto
+name, json name where it is not protoc's default, ProtoJSON kind, message or enum type, repeated, map key kind,
 REQUIRED, oneof) and the values of every enum, and hands them to ``Schema``.
 
 The rule is protobuf's own JSON parser, ``json_format.ParseDict(value, message,
@@ -51,10 +51,11 @@ import datetime
 import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, NamedTuple
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, Literal
 
 from ._json import DuplicateKeys, read_int
-from ._quoting import excerpt, field_path
+from ._quoting import excerpt, field_path, json_name
 
 __all__ = [
     "FieldRule",
@@ -68,26 +69,33 @@ UnknownFields = Literal["drop", "reject"]
 """What validation does with a field the message does not have."""
 
 
-class FieldRule(NamedTuple):
+@dataclass(frozen=True)
+class FieldRule:
     """One field of a message, as validation reads it.
 
     ``kind`` is the field's ProtoJSON form: ``string``, ``bytes``, ``bool``,
     ``int32``, ``uint32``, ``int64``, ``uint64``, ``float``, ``double``, ``enum``,
     ``message``, or a well-known type's (``timestamp``, ``duration``, ``field_mask``,
     ``struct``, ``value``, ``list_value``, ``null_value``, ``any``; a wrapper is the
-    kind it wraps). ``type_name`` names the message or enum type; ``map_key`` is the
-    key kind of a map field (whose value the other columns describe), ``""`` for
-    others; ``oneof`` names the field's oneof (``""`` for none).
+    kind it wraps). ``type_name`` names the message or enum type; ``json_name`` is
+    protoc's lowerCamel of the proto name unless given (a ``json_name`` option);
+    ``map_key`` is the key kind of a map field (whose value the other columns
+    describe), ``""`` for others; ``oneof`` names the field's oneof (``""`` for none).
     """
 
-    json_name: str
     proto_name: str
     kind: str
     type_name: str = ""
+    _: KW_ONLY
+    json_name: str = ""
     repeated: bool = False
     map_key: str = ""
     required: bool = False
     oneof: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.json_name:
+            object.__setattr__(self, "json_name", json_name(self.proto_name))
 
 
 class ValidationError(ValueError):
@@ -1130,6 +1138,6 @@ _WRAPPED = {
     "BytesValue": "bytes",
 }
 _ANY_PAYLOADS = {
-    f"google.protobuf.{name}": _Field(Schema({}, {}), FieldRule("value", "value", kind))
+    f"google.protobuf.{name}": _Field(Schema({}, {}), FieldRule("value", kind))
     for name, kind in _WRAPPED.items()
 }

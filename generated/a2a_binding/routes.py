@@ -485,16 +485,7 @@ def agent_card_tenant(raw_path: str) -> str | None:
 
 @overload
 def build(
-    rpc: Literal["SendMessage"],
-    request: messages.SendMessageRequest,
-    *,
-    tenant: str | None = None,
-) -> HttpRequest: ...
-
-
-@overload
-def build(
-    rpc: Literal["SendStreamingMessage"],
+    rpc: Literal["SendMessage", "SendStreamingMessage"],
     request: messages.SendMessageRequest,
     *,
     tenant: str | None = None,
