@@ -18,6 +18,7 @@ from .model import validation_kind
 from .model.naming import MESSAGES_IMPORTS, WKT_PYTHON_TYPES, private_base, snake_case
 from .model.naming import proto_json_name
 from .runtime._params import VERSION_HEADER
+from .runtime._paths import Capture, ClientPiece, template_fields
 
 __all__ = [
     "Call",
@@ -158,24 +159,63 @@ class RouteView(NamedTuple):
     client: int  # its place among the routes ``build`` tries, -1 for none
 
     @property
-    def matching(self) -> tuple[tuple[str, object], ...]:
-        """The keywords of the ``Route`` row past the route itself, those that differ
-        from their defaults."""
-        template = self.binding.template
-        keywords: tuple[tuple[str, object], ...] = (
-            ("segments", tuple(str(segment) for segment in template.segments)),
+    def call(self) -> Call:
+        """The row, ``route(rpc, verb, template, ...)``: the keywords whose values
+        differ from a plain route's and from what the runtime's ``template_fields``
+        reads in the template."""
+        binding, template = self.binding, self.binding.template
+        derived = {
+            name: _as_call(value)
+            for name, value in template_fields(
+                template.source, client=self.client >= 0
+            ).items()
+        }
+        keywords: tuple[tuple[str, object, object], ...] = (
+            ("path_fields", binding.path_json_names, ()),
+            ("body", binding.body, None),
+            ("response_body", binding.response_body, None),
+            ("tenant", binding.tenant, False),
+            ("alias", binding.alias, False),
+            ("segments", tuple(str(segment) for segment in template.segments), ()),
+            ("custom_verb", template.verb or "", ""),
+            ("captures", self.captures, ()),
+            ("pieces", self.pieces, ()),
+            ("recheck", self.recheck, False),
+            ("client", self.client, -1),
         )
-        if template.verb:
-            keywords += (("custom_verb", template.verb),)
-        if self.captures:
-            keywords += (("captures", self.captures),)
-        if self.pieces:  # () where the runtime derives them (see ``Route``)
-            keywords += (("pieces", self.pieces),)
-        if self.recheck:
-            keywords += (("recheck", True),)
-        if self.client >= 0:
-            keywords += (("client", self.client),)
-        return keywords
+        return Call(
+            "route",
+            (Item("RPCS", self.method.name), binding.verb, template.source),
+            tuple(
+                (name, value)
+                for name, value, default in keywords
+                if value != derived.get(name, default)
+            ),
+        )
+
+
+def _capture(
+    field: str, start: int, end: int | None, single: bool, codec: str, enum: str
+) -> Call:
+    """The ``Capture`` row of a path field, its defaults left out."""
+    keywords: tuple[tuple[str, object], ...] = ()
+    if not single:
+        keywords += (("single_segment", False),)
+    if codec:
+        keywords += (("codec", codec),) + ((("enum", enum),) if enum else ())
+    return Call("Capture", (field, start, end), keywords)
+
+
+def _as_call(value: object) -> object:
+    """A value ``template_fields`` derives as the view prints it (``Capture`` and
+    ``ClientPiece`` records as ``Call`` rows), to compare with the printed one."""
+    if isinstance(value, Capture):
+        return _capture(*value)
+    if isinstance(value, ClientPiece):
+        return _client_piece(*value)
+    if type(value) is tuple:
+        return tuple(_as_call(item) for item in value)
+    return value
 
 
 def _client_piece(name: str, json_path: tuple[str, ...], single_segment: bool) -> Call:
@@ -206,18 +246,10 @@ class RoutesView(FileView):
             first = binding is method.bindings[0]
             captures = []
             for path_field, start, end in binding.captures:
-                codec, enum = _path_codec(path_field.field)
                 single = path_field.single_segment
-                # (field, start, end) by position, as the class orders them
-                place = (path_field.json_name, start, start + 1 if single else end)
-                keywords: tuple[tuple[str, object], ...] = ()
-                if not single:
-                    keywords += (("single_segment", False),)
-                if codec:
-                    keywords += (("codec", codec),) + (
-                        (("enum", enum),) if enum else ()
-                    )
-                captures.append(Call("Capture", place, keywords))
+                end = start + 1 if single else end
+                place = (path_field.json_name, start, end, single)
+                captures.append(_capture(*place, *_path_codec(path_field.field)))
             comment = method.comment if first else ""
             built = route.index in self._built
             rows.append(
@@ -232,6 +264,21 @@ class RoutesView(FileView):
                 )
             )
         return tuple(rows)
+
+    @property
+    def row_classes(self) -> frozenset[str]:
+        """The runtime classes the ``ROUTES`` rows name (``Capture``, ``ClientPiece``):
+        none where every route's template says it all."""
+        names: set[str] = set()
+        pending: list[object] = [row.call for row in self.routes]
+        while pending:
+            value = pending.pop()
+            if isinstance(value, Call):
+                names.add(value.name)
+                pending += [*value.args, *(item for _, item in value.keywords)]
+            elif type(value) is tuple:
+                pending += value
+        return frozenset(names & {"Capture", "ClientPiece"})
 
     @functools.cached_property
     def _clients(self) -> dict[int, int]:
@@ -336,16 +383,16 @@ def _identifier(text: str) -> bool:
 
 
 def _param(param: QueryParam) -> Call:
+    """A query parameter's ``Param`` row, the columns at their defaults left out."""
+    flags: tuple[tuple[str, object], ...] = (
+        ("repeated", param.repeated),
+        ("enum", param.enum.full_name if param.enum else ""),
+        ("oneof", param.oneof or ""),
+    )
     return Call(
         "Param",
-        (
-            param.json_path,
-            param.proto_path,
-            param.codec,
-            param.repeated,
-            param.enum.full_name if param.enum else "",
-            param.oneof or "",
-        ),
+        (param.json_path, param.proto_path, param.codec),
+        tuple((name, value) for name, value in flags if value),
     )
 
 

@@ -96,26 +96,22 @@ class DeleteTaskPushNotificationConfigQuery(TypedDict, total=False):
 CODECS = QueryCodecs(
     {
         "GetTask": (
-            Param(("name",), ("name",), "string", False, "", ""),
-            Param(("historyLength",), ("history_length",), "int32", False, "", ""),
+            Param(("name",), ("name",), "string"),
+            Param(("historyLength",), ("history_length",), "int32"),
         ),
-        "TaskSubscription": (Param(("name",), ("name",), "string", False, "", ""),),
+        "TaskSubscription": (Param(("name",), ("name",), "string"),),
         "CreateTaskPushNotificationConfig": (
-            Param(("parent",), ("parent",), "string", False, "", ""),
-            Param(("configId",), ("config_id",), "string", False, "", ""),
+            Param(("parent",), ("parent",), "string"),
+            Param(("configId",), ("config_id",), "string"),
         ),
-        "GetTaskPushNotificationConfig": (
-            Param(("name",), ("name",), "string", False, "", ""),
-        ),
+        "GetTaskPushNotificationConfig": (Param(("name",), ("name",), "string"),),
         "ListTaskPushNotificationConfig": (
-            Param(("parent",), ("parent",), "string", False, "", ""),
-            Param(("pageSize",), ("page_size",), "int32", False, "", ""),
-            Param(("pageToken",), ("page_token",), "string", False, "", ""),
+            Param(("parent",), ("parent",), "string"),
+            Param(("pageSize",), ("page_size",), "int32"),
+            Param(("pageToken",), ("page_token",), "string"),
         ),
         "GetAgentCard": (),
-        "DeleteTaskPushNotificationConfig": (
-            Param(("name",), ("name",), "string", False, "", ""),
-        ),
+        "DeleteTaskPushNotificationConfig": (Param(("name",), ("name",), "string"),),
     },
     {},
     {
