@@ -526,13 +526,15 @@ class MessageShape(NamedTuple):
         return self.class_form and bool(self.required)
 
 
-def _field_rule(field: Field) -> Call:
+def _field_rule(field: Field, package: str) -> Call:
     """A field's ``FieldRule`` row: a map field is described by its value, and its
-    key kind."""
+    key kind; a type of ``package`` is named within it."""
     value = field.map_value or field
     kind = validation_kind(value.kind, value.type_name)
     map_key = validation_kind(field.map_key_kind, "") if field.map_key_kind else ""
     type_name = value.type_name if kind in ("message", "enum") else ""
+    if package and type_name.startswith(package + "."):
+        type_name = type_name[len(package) + 1 :]
     custom = "" if field.json_name == proto_json_name(field.name) else field.json_name
     flags: tuple[tuple[str, object], ...] = (
         ("json_name", custom),
@@ -561,9 +563,20 @@ class MessagesView(FileView):
         for message in self.file.messages:
             if message.well_known and message.full_name != "google.protobuf.Empty":
                 continue
-            rules = tuple(_field_rule(field) for field in message.fields)
+            rules = tuple(_field_rule(f, self.schema_package) for f in message.fields)
             rows.append((message.full_name, rules))
         return tuple(sorted(rows))
+
+    @functools.cached_property
+    def schema_package(self) -> str:
+        """The package ``SCHEMA``'s rules name types within: the proto's, unless a
+        full name read within it would name another type (then none)."""
+        package = self.file.proto_package
+        known = {m.full_name for m in self.file.messages}
+        known |= {enum.full_name for enum in self.file.enums}
+        if not package or any(f"{package}.{name}" in known for name in known):
+            return ""
+        return package
 
     @property
     def enum_rows(self) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:

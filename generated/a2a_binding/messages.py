@@ -10,6 +10,9 @@ ProtoJSON, 64-bit integers, Timestamp, Duration, FieldMask and the non-finite fl
 (``"NaN"``, ``"Infinity"``, ``"-Infinity"``) are strings. ``SCHEMA`` holds every
 message's fields as data, for ``validate``: what a server hands a handler is valid
 ProtoJSON of its request message, in the form these types describe.
+
+A message's REQUIRED fields (``google.api.field_behavior``) are the keys of its private
+base ``_<Name>Required``: every value of the message has them.
 """
 
 from __future__ import annotations
@@ -94,8 +97,6 @@ TaskState = Literal[
 
 
 class _APIKeySecuritySchemeRequired(TypedDict):
-    """The keys every ``APIKeySecurityScheme`` has."""
-
     location: str
     name: str
 
@@ -116,8 +117,6 @@ class AgentCapabilities(TypedDict, total=False):
 
 
 class _AgentCardRequired(TypedDict):
-    """The keys every ``AgentCard`` has."""
-
     name: str
     description: str
     supportedInterfaces: list[AgentInterface]
@@ -140,8 +139,6 @@ class AgentCard(_AgentCardRequired, total=False):
 
 
 class _AgentCardSignatureRequired(TypedDict):
-    """The keys every ``AgentCardSignature`` has."""
-
     protected: str
     signature: str
 
@@ -162,8 +159,6 @@ class AgentExtension(TypedDict, total=False):
 
 
 class _AgentInterfaceRequired(TypedDict):
-    """The keys every ``AgentInterface`` has."""
-
     url: str
     protocolBinding: str
     protocolVersion: str
@@ -176,8 +171,6 @@ class AgentInterface(_AgentInterfaceRequired, total=False):
 
 
 class _AgentProviderRequired(TypedDict):
-    """The keys every ``AgentProvider`` has."""
-
     url: str
     organization: str
 
@@ -187,8 +180,6 @@ class AgentProvider(_AgentProviderRequired, total=False):
 
 
 class _AgentSkillRequired(TypedDict):
-    """The keys every ``AgentSkill`` has."""
-
     id: str
     name: str
     description: str
@@ -205,8 +196,6 @@ class AgentSkill(_AgentSkillRequired, total=False):
 
 
 class _ArtifactRequired(TypedDict):
-    """The keys every ``Artifact`` has."""
-
     artifactId: str
     parts: list[Part]
 
@@ -221,8 +210,6 @@ class Artifact(_ArtifactRequired, total=False):
 
 
 class _AuthenticationInfoRequired(TypedDict):
-    """The keys every ``AuthenticationInfo`` has."""
-
     scheme: str
 
 
@@ -233,8 +220,6 @@ class AuthenticationInfo(_AuthenticationInfoRequired, total=False):
 
 
 class _AuthorizationCodeOAuthFlowRequired(TypedDict):
-    """The keys every ``AuthorizationCodeOAuthFlow`` has."""
-
     authorizationUrl: str
     tokenUrl: str
 
@@ -248,8 +233,6 @@ class AuthorizationCodeOAuthFlow(_AuthorizationCodeOAuthFlowRequired, total=Fals
 
 
 class _CancelTaskRequestRequired(TypedDict):
-    """The keys every ``CancelTaskRequest`` has."""
-
     id: str
 
 
@@ -261,8 +244,6 @@ class CancelTaskRequest(_CancelTaskRequestRequired, total=False):
 
 
 class _ClientCredentialsOAuthFlowRequired(TypedDict):
-    """The keys every ``ClientCredentialsOAuthFlow`` has."""
-
     tokenUrl: str
 
 
@@ -274,8 +255,6 @@ class ClientCredentialsOAuthFlow(_ClientCredentialsOAuthFlowRequired, total=Fals
 
 
 class _DeleteTaskPushNotificationConfigRequestRequired(TypedDict):
-    """The keys every ``DeleteTaskPushNotificationConfigRequest`` has."""
-
     taskId: str
     id: str
 
@@ -289,8 +268,6 @@ class DeleteTaskPushNotificationConfigRequest(
 
 
 class _DeviceCodeOAuthFlowRequired(TypedDict):
-    """The keys every ``DeviceCodeOAuthFlow`` has."""
-
     deviceAuthorizationUrl: str
     tokenUrl: str
 
@@ -309,8 +286,6 @@ class GetExtendedAgentCardRequest(TypedDict, total=False):
 
 
 class _GetTaskPushNotificationConfigRequestRequired(TypedDict):
-    """The keys every ``GetTaskPushNotificationConfigRequest`` has."""
-
     taskId: str
     id: str
 
@@ -324,8 +299,6 @@ class GetTaskPushNotificationConfigRequest(
 
 
 class _GetTaskRequestRequired(TypedDict):
-    """The keys every ``GetTaskRequest`` has."""
-
     id: str
 
 
@@ -337,8 +310,6 @@ class GetTaskRequest(_GetTaskRequestRequired, total=False):
 
 
 class _HTTPAuthSecuritySchemeRequired(TypedDict):
-    """The keys every ``HTTPAuthSecurityScheme`` has."""
-
     scheme: str
 
 
@@ -358,8 +329,6 @@ class ImplicitOAuthFlow(TypedDict, total=False):
 
 
 class _ListTaskPushNotificationConfigsRequestRequired(TypedDict):
-    """The keys every ``ListTaskPushNotificationConfigsRequest`` has."""
-
     taskId: str
 
 
@@ -394,8 +363,6 @@ class ListTasksRequest(TypedDict, total=False):
 
 
 class _ListTasksResponseRequired(TypedDict):
-    """The keys every ``ListTasksResponse`` has."""
-
     tasks: list[Task]
     nextPageToken: str
     pageSize: int
@@ -407,8 +374,6 @@ class ListTasksResponse(_ListTasksResponseRequired, total=False):
 
 
 class _MessageRequired(TypedDict):
-    """The keys every ``Message`` has."""
-
     messageId: str
     role: Role
     parts: list[Part]
@@ -431,8 +396,6 @@ class MutualTlsSecurityScheme(TypedDict, total=False):
 
 
 class _OAuth2SecuritySchemeRequired(TypedDict):
-    """The keys every ``OAuth2SecurityScheme`` has."""
-
     flows: OAuthFlows
 
 
@@ -465,8 +428,6 @@ class OAuthFlows(TypedDict, total=False):
 
 
 class _OpenIdConnectSecuritySchemeRequired(TypedDict):
-    """The keys every ``OpenIdConnectSecurityScheme`` has."""
-
     openIdConnectUrl: str
 
 
@@ -538,8 +499,6 @@ class SendMessageConfiguration(TypedDict, total=False):
 
 
 class _SendMessageRequestRequired(TypedDict):
-    """The keys every ``SendMessageRequest`` has."""
-
     message: Message
 
 
@@ -584,8 +543,6 @@ class StringList(TypedDict, total=False):
 
 
 class _SubscribeToTaskRequestRequired(TypedDict):
-    """The keys every ``SubscribeToTaskRequest`` has."""
-
     id: str
 
 
@@ -596,8 +553,6 @@ class SubscribeToTaskRequest(_SubscribeToTaskRequestRequired, total=False):
 
 
 class _TaskRequired(TypedDict):
-    """The keys every ``Task`` has."""
-
     id: str
     status: TaskStatus
 
@@ -612,8 +567,6 @@ class Task(_TaskRequired, total=False):
 
 
 class _TaskArtifactUpdateEventRequired(TypedDict):
-    """The keys every ``TaskArtifactUpdateEvent`` has."""
-
     taskId: str
     contextId: str
     artifact: Artifact
@@ -628,8 +581,6 @@ class TaskArtifactUpdateEvent(_TaskArtifactUpdateEventRequired, total=False):
 
 
 class _TaskPushNotificationConfigRequired(TypedDict):
-    """The keys every ``TaskPushNotificationConfig`` has."""
-
     taskId: str
     url: str
 
@@ -644,8 +595,6 @@ class TaskPushNotificationConfig(_TaskPushNotificationConfigRequired, total=Fals
 
 
 class _TaskStatusRequired(TypedDict):
-    """The keys every ``TaskStatus`` has."""
-
     state: TaskState
 
 
@@ -657,8 +606,6 @@ class TaskStatus(_TaskStatusRequired, total=False):
 
 
 class _TaskStatusUpdateEventRequired(TypedDict):
-    """The keys every ``TaskStatusUpdateEvent`` has."""
-
     taskId: str
     contextId: str
     status: TaskStatus
@@ -681,9 +628,7 @@ SCHEMA = Schema(
         "lf.a2a.v1.AgentCapabilities": (
             FieldRule("streaming", "bool"),
             FieldRule("push_notifications", "bool"),
-            FieldRule(
-                "extensions", "message", "lf.a2a.v1.AgentExtension", repeated=True
-            ),
+            FieldRule("extensions", "message", "AgentExtension", repeated=True),
             FieldRule("extended_agent_card", "bool"),
         ),
         "lf.a2a.v1.AgentCard": (
@@ -692,40 +637,24 @@ SCHEMA = Schema(
             FieldRule(
                 "supported_interfaces",
                 "message",
-                "lf.a2a.v1.AgentInterface",
+                "AgentInterface",
                 repeated=True,
                 required=True,
             ),
-            FieldRule("provider", "message", "lf.a2a.v1.AgentProvider"),
+            FieldRule("provider", "message", "AgentProvider"),
             FieldRule("version", "string", required=True),
             FieldRule("documentation_url", "string"),
+            FieldRule("capabilities", "message", "AgentCapabilities", required=True),
             FieldRule(
-                "capabilities", "message", "lf.a2a.v1.AgentCapabilities", required=True
+                "security_schemes", "message", "SecurityScheme", map_key="string"
             ),
             FieldRule(
-                "security_schemes",
-                "message",
-                "lf.a2a.v1.SecurityScheme",
-                map_key="string",
-            ),
-            FieldRule(
-                "security_requirements",
-                "message",
-                "lf.a2a.v1.SecurityRequirement",
-                repeated=True,
+                "security_requirements", "message", "SecurityRequirement", repeated=True
             ),
             FieldRule("default_input_modes", "string", repeated=True, required=True),
             FieldRule("default_output_modes", "string", repeated=True, required=True),
-            FieldRule(
-                "skills",
-                "message",
-                "lf.a2a.v1.AgentSkill",
-                repeated=True,
-                required=True,
-            ),
-            FieldRule(
-                "signatures", "message", "lf.a2a.v1.AgentCardSignature", repeated=True
-            ),
+            FieldRule("skills", "message", "AgentSkill", repeated=True, required=True),
+            FieldRule("signatures", "message", "AgentCardSignature", repeated=True),
             FieldRule("icon_url", "string"),
         ),
         "lf.a2a.v1.AgentCardSignature": (
@@ -758,19 +687,14 @@ SCHEMA = Schema(
             FieldRule("input_modes", "string", repeated=True),
             FieldRule("output_modes", "string", repeated=True),
             FieldRule(
-                "security_requirements",
-                "message",
-                "lf.a2a.v1.SecurityRequirement",
-                repeated=True,
+                "security_requirements", "message", "SecurityRequirement", repeated=True
             ),
         ),
         "lf.a2a.v1.Artifact": (
             FieldRule("artifact_id", "string", required=True),
             FieldRule("name", "string"),
             FieldRule("description", "string"),
-            FieldRule(
-                "parts", "message", "lf.a2a.v1.Part", repeated=True, required=True
-            ),
+            FieldRule("parts", "message", "Part", repeated=True, required=True),
             FieldRule("metadata", "struct"),
             FieldRule("extensions", "string", repeated=True),
         ),
@@ -835,17 +759,14 @@ SCHEMA = Schema(
         ),
         "lf.a2a.v1.ListTaskPushNotificationConfigsResponse": (
             FieldRule(
-                "configs",
-                "message",
-                "lf.a2a.v1.TaskPushNotificationConfig",
-                repeated=True,
+                "configs", "message", "TaskPushNotificationConfig", repeated=True
             ),
             FieldRule("next_page_token", "string"),
         ),
         "lf.a2a.v1.ListTasksRequest": (
             FieldRule("tenant", "string"),
             FieldRule("context_id", "string"),
-            FieldRule("status", "enum", "lf.a2a.v1.TaskState"),
+            FieldRule("status", "enum", "TaskState"),
             FieldRule("page_size", "int32"),
             FieldRule("page_token", "string"),
             FieldRule("history_length", "int32"),
@@ -853,9 +774,7 @@ SCHEMA = Schema(
             FieldRule("include_artifacts", "bool"),
         ),
         "lf.a2a.v1.ListTasksResponse": (
-            FieldRule(
-                "tasks", "message", "lf.a2a.v1.Task", repeated=True, required=True
-            ),
+            FieldRule("tasks", "message", "Task", repeated=True, required=True),
             FieldRule("next_page_token", "string", required=True),
             FieldRule("page_size", "int32", required=True),
             FieldRule("total_size", "int32", required=True),
@@ -864,10 +783,8 @@ SCHEMA = Schema(
             FieldRule("message_id", "string", required=True),
             FieldRule("context_id", "string"),
             FieldRule("task_id", "string"),
-            FieldRule("role", "enum", "lf.a2a.v1.Role", required=True),
-            FieldRule(
-                "parts", "message", "lf.a2a.v1.Part", repeated=True, required=True
-            ),
+            FieldRule("role", "enum", "Role", required=True),
+            FieldRule("parts", "message", "Part", repeated=True, required=True),
             FieldRule("metadata", "struct"),
             FieldRule("extensions", "string", repeated=True),
             FieldRule("reference_task_ids", "string", repeated=True),
@@ -875,31 +792,25 @@ SCHEMA = Schema(
         "lf.a2a.v1.MutualTlsSecurityScheme": (FieldRule("description", "string"),),
         "lf.a2a.v1.OAuth2SecurityScheme": (
             FieldRule("description", "string"),
-            FieldRule("flows", "message", "lf.a2a.v1.OAuthFlows", required=True),
+            FieldRule("flows", "message", "OAuthFlows", required=True),
             FieldRule("oauth2_metadata_url", "string"),
         ),
         "lf.a2a.v1.OAuthFlows": (
             FieldRule(
                 "authorization_code",
                 "message",
-                "lf.a2a.v1.AuthorizationCodeOAuthFlow",
+                "AuthorizationCodeOAuthFlow",
                 oneof="flow",
             ),
             FieldRule(
                 "client_credentials",
                 "message",
-                "lf.a2a.v1.ClientCredentialsOAuthFlow",
+                "ClientCredentialsOAuthFlow",
                 oneof="flow",
             ),
-            FieldRule(
-                "implicit", "message", "lf.a2a.v1.ImplicitOAuthFlow", oneof="flow"
-            ),
-            FieldRule(
-                "password", "message", "lf.a2a.v1.PasswordOAuthFlow", oneof="flow"
-            ),
-            FieldRule(
-                "device_code", "message", "lf.a2a.v1.DeviceCodeOAuthFlow", oneof="flow"
-            ),
+            FieldRule("implicit", "message", "ImplicitOAuthFlow", oneof="flow"),
+            FieldRule("password", "message", "PasswordOAuthFlow", oneof="flow"),
+            FieldRule("device_code", "message", "DeviceCodeOAuthFlow", oneof="flow"),
         ),
         "lf.a2a.v1.OpenIdConnectSecurityScheme": (
             FieldRule("description", "string"),
@@ -920,74 +831,66 @@ SCHEMA = Schema(
             FieldRule("scopes", "string", map_key="string"),
         ),
         "lf.a2a.v1.SecurityRequirement": (
-            FieldRule("schemes", "message", "lf.a2a.v1.StringList", map_key="string"),
+            FieldRule("schemes", "message", "StringList", map_key="string"),
         ),
         "lf.a2a.v1.SecurityScheme": (
             FieldRule(
                 "api_key_security_scheme",
                 "message",
-                "lf.a2a.v1.APIKeySecurityScheme",
+                "APIKeySecurityScheme",
                 oneof="scheme",
             ),
             FieldRule(
                 "http_auth_security_scheme",
                 "message",
-                "lf.a2a.v1.HTTPAuthSecurityScheme",
+                "HTTPAuthSecurityScheme",
                 oneof="scheme",
             ),
             FieldRule(
                 "oauth2_security_scheme",
                 "message",
-                "lf.a2a.v1.OAuth2SecurityScheme",
+                "OAuth2SecurityScheme",
                 oneof="scheme",
             ),
             FieldRule(
                 "open_id_connect_security_scheme",
                 "message",
-                "lf.a2a.v1.OpenIdConnectSecurityScheme",
+                "OpenIdConnectSecurityScheme",
                 oneof="scheme",
             ),
             FieldRule(
                 "mtls_security_scheme",
                 "message",
-                "lf.a2a.v1.MutualTlsSecurityScheme",
+                "MutualTlsSecurityScheme",
                 oneof="scheme",
             ),
         ),
         "lf.a2a.v1.SendMessageConfiguration": (
             FieldRule("accepted_output_modes", "string", repeated=True),
             FieldRule(
-                "task_push_notification_config",
-                "message",
-                "lf.a2a.v1.TaskPushNotificationConfig",
+                "task_push_notification_config", "message", "TaskPushNotificationConfig"
             ),
             FieldRule("history_length", "int32"),
             FieldRule("return_immediately", "bool"),
         ),
         "lf.a2a.v1.SendMessageRequest": (
             FieldRule("tenant", "string"),
-            FieldRule("message", "message", "lf.a2a.v1.Message", required=True),
-            FieldRule("configuration", "message", "lf.a2a.v1.SendMessageConfiguration"),
+            FieldRule("message", "message", "Message", required=True),
+            FieldRule("configuration", "message", "SendMessageConfiguration"),
             FieldRule("metadata", "struct"),
         ),
         "lf.a2a.v1.SendMessageResponse": (
-            FieldRule("task", "message", "lf.a2a.v1.Task", oneof="payload"),
-            FieldRule("message", "message", "lf.a2a.v1.Message", oneof="payload"),
+            FieldRule("task", "message", "Task", oneof="payload"),
+            FieldRule("message", "message", "Message", oneof="payload"),
         ),
         "lf.a2a.v1.StreamResponse": (
-            FieldRule("task", "message", "lf.a2a.v1.Task", oneof="payload"),
-            FieldRule("message", "message", "lf.a2a.v1.Message", oneof="payload"),
+            FieldRule("task", "message", "Task", oneof="payload"),
+            FieldRule("message", "message", "Message", oneof="payload"),
             FieldRule(
-                "status_update",
-                "message",
-                "lf.a2a.v1.TaskStatusUpdateEvent",
-                oneof="payload",
+                "status_update", "message", "TaskStatusUpdateEvent", oneof="payload"
             ),
             FieldRule(
-                "artifact_update",
-                "message",
-                "lf.a2a.v1.TaskArtifactUpdateEvent",
-                oneof="payload",
+                "artifact_update", "message", "TaskArtifactUpdateEvent", oneof="payload"
             ),
         ),
         "lf.a2a.v1.StringList": (FieldRule("list", "string", repeated=True),),
@@ -998,15 +901,15 @@ SCHEMA = Schema(
         "lf.a2a.v1.Task": (
             FieldRule("id", "string", required=True),
             FieldRule("context_id", "string"),
-            FieldRule("status", "message", "lf.a2a.v1.TaskStatus", required=True),
-            FieldRule("artifacts", "message", "lf.a2a.v1.Artifact", repeated=True),
-            FieldRule("history", "message", "lf.a2a.v1.Message", repeated=True),
+            FieldRule("status", "message", "TaskStatus", required=True),
+            FieldRule("artifacts", "message", "Artifact", repeated=True),
+            FieldRule("history", "message", "Message", repeated=True),
             FieldRule("metadata", "struct"),
         ),
         "lf.a2a.v1.TaskArtifactUpdateEvent": (
             FieldRule("task_id", "string", required=True),
             FieldRule("context_id", "string", required=True),
-            FieldRule("artifact", "message", "lf.a2a.v1.Artifact", required=True),
+            FieldRule("artifact", "message", "Artifact", required=True),
             FieldRule("append", "bool"),
             FieldRule("last_chunk", "bool"),
             FieldRule("metadata", "struct"),
@@ -1017,17 +920,17 @@ SCHEMA = Schema(
             FieldRule("task_id", "string"),
             FieldRule("url", "string", required=True),
             FieldRule("token", "string"),
-            FieldRule("authentication", "message", "lf.a2a.v1.AuthenticationInfo"),
+            FieldRule("authentication", "message", "AuthenticationInfo"),
         ),
         "lf.a2a.v1.TaskStatus": (
-            FieldRule("state", "enum", "lf.a2a.v1.TaskState", required=True),
-            FieldRule("message", "message", "lf.a2a.v1.Message"),
+            FieldRule("state", "enum", "TaskState", required=True),
+            FieldRule("message", "message", "Message"),
             FieldRule("timestamp", "timestamp"),
         ),
         "lf.a2a.v1.TaskStatusUpdateEvent": (
             FieldRule("task_id", "string", required=True),
             FieldRule("context_id", "string", required=True),
-            FieldRule("status", "message", "lf.a2a.v1.TaskStatus", required=True),
+            FieldRule("status", "message", "TaskStatus", required=True),
             FieldRule("metadata", "struct"),
         ),
     },
@@ -1049,10 +952,12 @@ SCHEMA = Schema(
             ("TASK_STATE_AUTH_REQUIRED", 8),
         ),
     },
+    package="lf.a2a.v1",
 )
 """Every message's fields (proto name, ProtoJSON kind, type, the json name where it is
 not protoc's default, repeated, map key kind, REQUIRED, oneof) and every enum's values,
-as validation reads them."""
+as validation reads them. A type of the proto's package is named within it, as the
+proto names it."""
 
 
 def validate(

@@ -310,23 +310,18 @@ def decode(
 
 
 @overload
+def encode(rpc: Literal["GetTask"], request: GetTaskQuery) -> list[tuple[str, str]]: ...
+
+
+@overload
 def encode(
-    rpc: Literal["GetTask"],
-    request: GetTaskQuery,
+    rpc: Literal["ListTasks"], request: ListTasksQuery
 ) -> list[tuple[str, str]]: ...
 
 
 @overload
 def encode(
-    rpc: Literal["ListTasks"],
-    request: ListTasksQuery,
-) -> list[tuple[str, str]]: ...
-
-
-@overload
-def encode(
-    rpc: Literal["SubscribeToTask"],
-    request: SubscribeToTaskQuery,
+    rpc: Literal["SubscribeToTask"], request: SubscribeToTaskQuery
 ) -> list[tuple[str, str]]: ...
 
 
@@ -346,8 +341,7 @@ def encode(
 
 @overload
 def encode(
-    rpc: Literal["GetExtendedAgentCard"],
-    request: GetExtendedAgentCardQuery,
+    rpc: Literal["GetExtendedAgentCard"], request: GetExtendedAgentCardQuery
 ) -> list[tuple[str, str]]: ...
 
 

@@ -1056,3 +1056,42 @@ def test_schema_errors_and_first_use() -> None:
         "b": "E_ZERO"
     }  # the enum's check, compiled once
     assert schema.missing_fields("t.A", {}) == []
+
+
+def test_type_names_within_the_package_and_derived_json_names() -> None:
+    # As messages.py prints SCHEMA: the proto name and, where it is protoc's default,
+    # no json name; types of the package named within it, others by full name.
+    schema = Schema(
+        {
+            "a.b.Outer": (
+                R("inner_item", "message", "Inner", repeated=True),
+                R("shade", "enum", "Outer.Shade"),
+                R("done", "message", "google.protobuf.Empty"),
+                R("odd_name", "string", json_name="custom"),
+            ),
+            "a.b.Inner": (R("page_size", "int32"),),
+            "google.protobuf.Empty": (),
+        },
+        {"a.b.Outer.Shade": (("SHADE_UNSPECIFIED", 0), ("SHADE_DARK", 1))},
+        package="a.b",
+    )
+    rules = schema.fields("a.b.Outer")
+    assert [rule.type_name for rule in rules] == [
+        "a.b.Inner",
+        "a.b.Outer.Shade",
+        "google.protobuf.Empty",
+        "",
+    ]
+    assert [rule.json_name for rule in rules] == [
+        "innerItem",
+        "shade",
+        "done",
+        "custom",
+    ]
+    sent = {"inner_item": [{"pageSize": "7"}], "shade": 1, "done": {}, "custom": "x"}
+    assert schema.validate("a.b.Outer", sent) == {
+        "innerItem": [{"pageSize": 7}],
+        "shade": "SHADE_DARK",
+        "done": {},
+        "custom": "x",
+    }

@@ -47,7 +47,7 @@ import datetime
 import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any, Literal
 
 from ._json import DuplicateKeys, read_int
@@ -540,13 +540,30 @@ class _Message:
 class Schema:
     """The validation tables of one package: ``messages`` maps each message type's
     full name to its fields, ``enums`` each enum type's full name to its values as
-    ``(name, number)`` pairs."""
+    ``(name, number)`` pairs. A field's ``type_name`` may name a type of ``package``
+    within it, as a ``.proto`` does (``Task`` for ``lf.a2a.v1.Task``); ``fields``
+    gives full names."""
 
     def __init__(
         self,
         messages: Mapping[str, Sequence[FieldRule]],
         enums: Mapping[str, Sequence[tuple[str, int]]],
+        *,
+        package: str = "",
     ) -> None:
+        if package:
+            known = {*messages, *enums}
+            messages = {
+                name: tuple(
+                    (
+                        replace(rule, type_name=f"{package}.{rule.type_name}")
+                        if f"{package}.{rule.type_name}" in known
+                        else rule
+                    )
+                    for rule in rules
+                )
+                for name, rules in messages.items()
+            }
         self._rules = messages
         self._messages: dict[str, _Message] = {}
         self._enum_values = enums

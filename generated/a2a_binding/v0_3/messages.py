@@ -10,6 +10,9 @@ ProtoJSON, 64-bit integers, Timestamp, Duration, FieldMask and the non-finite fl
 (``"NaN"``, ``"Infinity"``, ``"-Infinity"``) are strings. ``SCHEMA`` holds every
 message's fields as data, for ``validate``: what a server hands a handler is valid
 ProtoJSON of its request message, in the form these types describe.
+
+A message's REQUIRED fields (``google.api.field_behavior``) are the keys of its private
+base ``_<Name>Required``: every value of the message has them.
 """
 
 from __future__ import annotations
@@ -134,8 +137,6 @@ class AgentCard(TypedDict, total=False):
 
 
 class _AgentCardSignatureRequired(TypedDict):
-    """The keys every ``AgentCardSignature`` has."""
-
     protected: str
     signature: str
 
@@ -210,8 +211,6 @@ class AuthorizationCodeOAuthFlow(TypedDict, total=False):
 
 
 class _CancelTaskRequestRequired(TypedDict):
-    """The keys every ``CancelTaskRequest`` has."""
-
     name: str
 
 
@@ -228,8 +227,6 @@ class ClientCredentialsOAuthFlow(TypedDict, total=False):
 
 
 class _CreateTaskPushNotificationConfigRequestRequired(TypedDict):
-    """The keys every ``CreateTaskPushNotificationConfigRequest`` has."""
-
     parent: str
     configId: str
     config: TaskPushNotificationConfig
@@ -248,8 +245,6 @@ class DataPart(TypedDict, total=False):
 
 
 class _DeleteTaskPushNotificationConfigRequestRequired(TypedDict):
-    """The keys every ``DeleteTaskPushNotificationConfigRequest`` has."""
-
     name: str
 
 
@@ -276,8 +271,6 @@ class GetAgentCardRequest(TypedDict, total=False):
 
 
 class _GetTaskPushNotificationConfigRequestRequired(TypedDict):
-    """The keys every ``GetTaskPushNotificationConfigRequest`` has."""
-
     name: str
 
 
@@ -288,8 +281,6 @@ class GetTaskPushNotificationConfigRequest(
 
 
 class _GetTaskRequestRequired(TypedDict):
-    """The keys every ``GetTaskRequest`` has."""
-
     name: str
 
 
@@ -316,8 +307,6 @@ class ImplicitOAuthFlow(TypedDict, total=False):
 
 
 class _ListTaskPushNotificationConfigRequestRequired(TypedDict):
-    """The keys every ``ListTaskPushNotificationConfigRequest`` has."""
-
     parent: str
 
 
@@ -452,8 +441,6 @@ class SendMessageConfiguration(TypedDict, total=False):
 
 
 class _SendMessageRequestRequired(TypedDict):
-    """The keys every ``SendMessageRequest`` has."""
-
     message: Message
 
 
@@ -544,8 +531,6 @@ class TaskStatusUpdateEvent(TypedDict, total=False):
 
 
 class _TaskSubscriptionRequestRequired(TypedDict):
-    """The keys every ``TaskSubscriptionRequest`` has."""
-
     name: str
 
 
@@ -563,7 +548,7 @@ SCHEMA = Schema(
         "a2a.v1.AgentCapabilities": (
             FieldRule("streaming", "bool"),
             FieldRule("push_notifications", "bool"),
-            FieldRule("extensions", "message", "a2a.v1.AgentExtension", repeated=True),
+            FieldRule("extensions", "message", "AgentExtension", repeated=True),
         ),
         "a2a.v1.AgentCard": (
             FieldRule("protocol_version", "string"),
@@ -572,26 +557,21 @@ SCHEMA = Schema(
             FieldRule("url", "string"),
             FieldRule("preferred_transport", "string"),
             FieldRule(
-                "additional_interfaces",
-                "message",
-                "a2a.v1.AgentInterface",
-                repeated=True,
+                "additional_interfaces", "message", "AgentInterface", repeated=True
             ),
-            FieldRule("provider", "message", "a2a.v1.AgentProvider"),
+            FieldRule("provider", "message", "AgentProvider"),
             FieldRule("version", "string"),
             FieldRule("documentation_url", "string"),
-            FieldRule("capabilities", "message", "a2a.v1.AgentCapabilities"),
+            FieldRule("capabilities", "message", "AgentCapabilities"),
             FieldRule(
-                "security_schemes", "message", "a2a.v1.SecurityScheme", map_key="string"
+                "security_schemes", "message", "SecurityScheme", map_key="string"
             ),
-            FieldRule("security", "message", "a2a.v1.Security", repeated=True),
+            FieldRule("security", "message", "Security", repeated=True),
             FieldRule("default_input_modes", "string", repeated=True),
             FieldRule("default_output_modes", "string", repeated=True),
-            FieldRule("skills", "message", "a2a.v1.AgentSkill", repeated=True),
+            FieldRule("skills", "message", "AgentSkill", repeated=True),
             FieldRule("supports_authenticated_extended_card", "bool"),
-            FieldRule(
-                "signatures", "message", "a2a.v1.AgentCardSignature", repeated=True
-            ),
+            FieldRule("signatures", "message", "AgentCardSignature", repeated=True),
             FieldRule("icon_url", "string"),
         ),
         "a2a.v1.AgentCardSignature": (
@@ -621,13 +601,13 @@ SCHEMA = Schema(
             FieldRule("examples", "string", repeated=True),
             FieldRule("input_modes", "string", repeated=True),
             FieldRule("output_modes", "string", repeated=True),
-            FieldRule("security", "message", "a2a.v1.Security", repeated=True),
+            FieldRule("security", "message", "Security", repeated=True),
         ),
         "a2a.v1.Artifact": (
             FieldRule("artifact_id", "string"),
             FieldRule("name", "string"),
             FieldRule("description", "string"),
-            FieldRule("parts", "message", "a2a.v1.Part", repeated=True),
+            FieldRule("parts", "message", "Part", repeated=True),
             FieldRule("metadata", "struct"),
             FieldRule("extensions", "string", repeated=True),
         ),
@@ -650,9 +630,7 @@ SCHEMA = Schema(
         "a2a.v1.CreateTaskPushNotificationConfigRequest": (
             FieldRule("parent", "string", required=True),
             FieldRule("config_id", "string", required=True),
-            FieldRule(
-                "config", "message", "a2a.v1.TaskPushNotificationConfig", required=True
-            ),
+            FieldRule("config", "message", "TaskPushNotificationConfig", required=True),
         ),
         "a2a.v1.DataPart": (FieldRule("data", "struct"),),
         "a2a.v1.DeleteTaskPushNotificationConfigRequest": (
@@ -687,7 +665,7 @@ SCHEMA = Schema(
         ),
         "a2a.v1.ListTaskPushNotificationConfigResponse": (
             FieldRule(
-                "configs", "message", "a2a.v1.TaskPushNotificationConfig", repeated=True
+                "configs", "message", "TaskPushNotificationConfig", repeated=True
             ),
             FieldRule("next_page_token", "string"),
         ),
@@ -695,32 +673,32 @@ SCHEMA = Schema(
             FieldRule("message_id", "string"),
             FieldRule("context_id", "string"),
             FieldRule("task_id", "string"),
-            FieldRule("role", "enum", "a2a.v1.Role"),
-            FieldRule("content", "message", "a2a.v1.Part", repeated=True),
+            FieldRule("role", "enum", "Role"),
+            FieldRule("content", "message", "Part", repeated=True),
             FieldRule("metadata", "struct"),
             FieldRule("extensions", "string", repeated=True),
         ),
         "a2a.v1.MutualTlsSecurityScheme": (FieldRule("description", "string"),),
         "a2a.v1.OAuth2SecurityScheme": (
             FieldRule("description", "string"),
-            FieldRule("flows", "message", "a2a.v1.OAuthFlows"),
+            FieldRule("flows", "message", "OAuthFlows"),
             FieldRule("oauth2_metadata_url", "string"),
         ),
         "a2a.v1.OAuthFlows": (
             FieldRule(
                 "authorization_code",
                 "message",
-                "a2a.v1.AuthorizationCodeOAuthFlow",
+                "AuthorizationCodeOAuthFlow",
                 oneof="flow",
             ),
             FieldRule(
                 "client_credentials",
                 "message",
-                "a2a.v1.ClientCredentialsOAuthFlow",
+                "ClientCredentialsOAuthFlow",
                 oneof="flow",
             ),
-            FieldRule("implicit", "message", "a2a.v1.ImplicitOAuthFlow", oneof="flow"),
-            FieldRule("password", "message", "a2a.v1.PasswordOAuthFlow", oneof="flow"),
+            FieldRule("implicit", "message", "ImplicitOAuthFlow", oneof="flow"),
+            FieldRule("password", "message", "PasswordOAuthFlow", oneof="flow"),
         ),
         "a2a.v1.OpenIdConnectSecurityScheme": (
             FieldRule("description", "string"),
@@ -728,8 +706,8 @@ SCHEMA = Schema(
         ),
         "a2a.v1.Part": (
             FieldRule("text", "string", oneof="part"),
-            FieldRule("file", "message", "a2a.v1.FilePart", oneof="part"),
-            FieldRule("data", "message", "a2a.v1.DataPart", oneof="part"),
+            FieldRule("file", "message", "FilePart", oneof="part"),
+            FieldRule("data", "message", "DataPart", oneof="part"),
             FieldRule("metadata", "struct"),
         ),
         "a2a.v1.PasswordOAuthFlow": (
@@ -741,116 +719,104 @@ SCHEMA = Schema(
             FieldRule("id", "string"),
             FieldRule("url", "string"),
             FieldRule("token", "string"),
-            FieldRule("authentication", "message", "a2a.v1.AuthenticationInfo"),
+            FieldRule("authentication", "message", "AuthenticationInfo"),
         ),
         "a2a.v1.Security": (
-            FieldRule("schemes", "message", "a2a.v1.StringList", map_key="string"),
+            FieldRule("schemes", "message", "StringList", map_key="string"),
         ),
         "a2a.v1.SecurityScheme": (
             FieldRule(
                 "api_key_security_scheme",
                 "message",
-                "a2a.v1.APIKeySecurityScheme",
+                "APIKeySecurityScheme",
                 oneof="scheme",
             ),
             FieldRule(
                 "http_auth_security_scheme",
                 "message",
-                "a2a.v1.HTTPAuthSecurityScheme",
+                "HTTPAuthSecurityScheme",
                 oneof="scheme",
             ),
             FieldRule(
                 "oauth2_security_scheme",
                 "message",
-                "a2a.v1.OAuth2SecurityScheme",
+                "OAuth2SecurityScheme",
                 oneof="scheme",
             ),
             FieldRule(
                 "open_id_connect_security_scheme",
                 "message",
-                "a2a.v1.OpenIdConnectSecurityScheme",
+                "OpenIdConnectSecurityScheme",
                 oneof="scheme",
             ),
             FieldRule(
                 "mtls_security_scheme",
                 "message",
-                "a2a.v1.MutualTlsSecurityScheme",
+                "MutualTlsSecurityScheme",
                 oneof="scheme",
             ),
         ),
         "a2a.v1.SendMessageConfiguration": (
             FieldRule("accepted_output_modes", "string", repeated=True),
-            FieldRule("push_notification", "message", "a2a.v1.PushNotificationConfig"),
+            FieldRule("push_notification", "message", "PushNotificationConfig"),
             FieldRule("history_length", "int32"),
             FieldRule("blocking", "bool"),
         ),
         "a2a.v1.SendMessageRequest": (
             FieldRule(
-                "request",
-                "message",
-                "a2a.v1.Message",
-                json_name="message",
-                required=True,
+                "request", "message", "Message", json_name="message", required=True
             ),
-            FieldRule("configuration", "message", "a2a.v1.SendMessageConfiguration"),
+            FieldRule("configuration", "message", "SendMessageConfiguration"),
             FieldRule("metadata", "struct"),
         ),
         "a2a.v1.SendMessageResponse": (
-            FieldRule("task", "message", "a2a.v1.Task", oneof="payload"),
+            FieldRule("task", "message", "Task", oneof="payload"),
             FieldRule(
-                "msg", "message", "a2a.v1.Message", json_name="message", oneof="payload"
+                "msg", "message", "Message", json_name="message", oneof="payload"
             ),
         ),
         "a2a.v1.StreamResponse": (
-            FieldRule("task", "message", "a2a.v1.Task", oneof="payload"),
+            FieldRule("task", "message", "Task", oneof="payload"),
             FieldRule(
-                "msg", "message", "a2a.v1.Message", json_name="message", oneof="payload"
+                "msg", "message", "Message", json_name="message", oneof="payload"
             ),
             FieldRule(
-                "status_update",
-                "message",
-                "a2a.v1.TaskStatusUpdateEvent",
-                oneof="payload",
+                "status_update", "message", "TaskStatusUpdateEvent", oneof="payload"
             ),
             FieldRule(
-                "artifact_update",
-                "message",
-                "a2a.v1.TaskArtifactUpdateEvent",
-                oneof="payload",
+                "artifact_update", "message", "TaskArtifactUpdateEvent", oneof="payload"
             ),
         ),
         "a2a.v1.StringList": (FieldRule("list", "string", repeated=True),),
         "a2a.v1.Task": (
             FieldRule("id", "string"),
             FieldRule("context_id", "string"),
-            FieldRule("status", "message", "a2a.v1.TaskStatus"),
-            FieldRule("artifacts", "message", "a2a.v1.Artifact", repeated=True),
-            FieldRule("history", "message", "a2a.v1.Message", repeated=True),
+            FieldRule("status", "message", "TaskStatus"),
+            FieldRule("artifacts", "message", "Artifact", repeated=True),
+            FieldRule("history", "message", "Message", repeated=True),
             FieldRule("metadata", "struct"),
         ),
         "a2a.v1.TaskArtifactUpdateEvent": (
             FieldRule("task_id", "string"),
             FieldRule("context_id", "string"),
-            FieldRule("artifact", "message", "a2a.v1.Artifact"),
+            FieldRule("artifact", "message", "Artifact"),
             FieldRule("append", "bool"),
             FieldRule("last_chunk", "bool"),
             FieldRule("metadata", "struct"),
         ),
         "a2a.v1.TaskPushNotificationConfig": (
             FieldRule("name", "string"),
-            FieldRule(
-                "push_notification_config", "message", "a2a.v1.PushNotificationConfig"
-            ),
+            FieldRule("push_notification_config", "message", "PushNotificationConfig"),
         ),
         "a2a.v1.TaskStatus": (
-            FieldRule("state", "enum", "a2a.v1.TaskState"),
-            FieldRule("update", "message", "a2a.v1.Message", json_name="message"),
+            FieldRule("state", "enum", "TaskState"),
+            FieldRule("update", "message", "Message", json_name="message"),
             FieldRule("timestamp", "timestamp"),
         ),
         "a2a.v1.TaskStatusUpdateEvent": (
             FieldRule("task_id", "string"),
             FieldRule("context_id", "string"),
-            FieldRule("status", "message", "a2a.v1.TaskStatus"),
+            FieldRule("status", "message", "TaskStatus"),
             FieldRule("final", "bool"),
             FieldRule("metadata", "struct"),
         ),
@@ -871,10 +837,12 @@ SCHEMA = Schema(
             ("TASK_STATE_AUTH_REQUIRED", 8),
         ),
     },
+    package="a2a.v1",
 )
 """Every message's fields (proto name, ProtoJSON kind, type, the json name where it is
 not protoc's default, repeated, map key kind, REQUIRED, oneof) and every enum's values,
-as validation reads them."""
+as validation reads them. A type of the proto's package is named within it, as the
+proto names it."""
 
 
 def validate(

@@ -242,16 +242,12 @@ def decode(
 
 
 @overload
-def encode(
-    rpc: Literal["GetTask"],
-    request: GetTaskQuery,
-) -> list[tuple[str, str]]: ...
+def encode(rpc: Literal["GetTask"], request: GetTaskQuery) -> list[tuple[str, str]]: ...
 
 
 @overload
 def encode(
-    rpc: Literal["TaskSubscription"],
-    request: TaskSubscriptionQuery,
+    rpc: Literal["TaskSubscription"], request: TaskSubscriptionQuery
 ) -> list[tuple[str, str]]: ...
 
 
@@ -278,8 +274,7 @@ def encode(
 
 @overload
 def encode(
-    rpc: Literal["GetAgentCard"],
-    request: GetAgentCardQuery,
+    rpc: Literal["GetAgentCard"], request: GetAgentCardQuery
 ) -> list[tuple[str, str]]: ...
 
 
