@@ -140,9 +140,10 @@ def _drop_internal_notes(text: str) -> str:
 
 
 # A comment line that speaks to a tool or the proto's editors, not to a reader of the
-# API: a linter directive (protolint, buf, api-linter) or a ``Next ID: 20`` counter.
+# API: a linter directive (protolint, buf, api-linter), a ``Next ID: 20`` counter, or a
+# documentation site's snippet marker (``--8<-- [start:AgentCard]``).
 _TOOL_LINE = re.compile(
-    r"\s*(?:protolint:(?:enable|disable)\b|buf:lint:ignore\b|api-linter:"
+    r"\s*(?:protolint:(?:enable|disable)\b|buf:lint:ignore\b|api-linter:|--8<--"
     r"|next (?:field )?id:\s*\d+\.?\s*\Z)",
     re.IGNORECASE,
 )

@@ -108,41 +108,27 @@ class A2AErrorKind:
         return JsonRpcError(self.code, message, detail, id=id)
 
 
-A2A_ERRORS: Mapping[str, A2AErrorKind] = MappingProxyType(
-    {
-        kind.name: kind
-        for kind in (
-            A2AErrorKind("TaskNotFoundError", -32001, 404, "NOT_FOUND"),
-            A2AErrorKind("TaskNotCancelableError", -32002, 400, "FAILED_PRECONDITION"),
-            A2AErrorKind(
-                "PushNotificationNotSupportedError", -32003, 400, "FAILED_PRECONDITION"
-            ),
-            A2AErrorKind(
-                "UnsupportedOperationError", -32004, 400, "FAILED_PRECONDITION"
-            ),
-            A2AErrorKind(
-                "ContentTypeNotSupportedError", -32005, 400, "INVALID_ARGUMENT"
-            ),
-            A2AErrorKind("InvalidAgentResponseError", -32006, 500, "INTERNAL"),
-            A2AErrorKind(
-                "ExtendedAgentCardNotConfiguredError",
-                -32007,
-                400,
-                "FAILED_PRECONDITION",
-            ),
-            A2AErrorKind(
-                "ExtensionSupportRequiredError", -32008, 400, "FAILED_PRECONDITION"
-            ),
-            A2AErrorKind(
-                "VersionNotSupportedError", -32009, 400, "FAILED_PRECONDITION"
-            ),
-        )
-    }
+# The rows of §5.4: name, JSON-RPC code, HTTP status, gRPC status.
+_KINDS = (
+    A2AErrorKind("TaskNotFoundError", -32001, 404, "NOT_FOUND"),
+    A2AErrorKind("TaskNotCancelableError", -32002, 400, "FAILED_PRECONDITION"),
+    A2AErrorKind(
+        "PushNotificationNotSupportedError", -32003, 400, "FAILED_PRECONDITION"
+    ),
+    A2AErrorKind("UnsupportedOperationError", -32004, 400, "FAILED_PRECONDITION"),
+    A2AErrorKind("ContentTypeNotSupportedError", -32005, 400, "INVALID_ARGUMENT"),
+    A2AErrorKind("InvalidAgentResponseError", -32006, 500, "INTERNAL"),
+    A2AErrorKind(
+        "ExtendedAgentCardNotConfiguredError", -32007, 400, "FAILED_PRECONDITION"
+    ),
+    A2AErrorKind("ExtensionSupportRequiredError", -32008, 400, "FAILED_PRECONDITION"),
+    A2AErrorKind("VersionNotSupportedError", -32009, 400, "FAILED_PRECONDITION"),
 )
+A2A_ERRORS: Mapping[str, A2AErrorKind] = MappingProxyType({k.name: k for k in _KINDS})
 """The A2A errors of §5.4 by name (``"TaskNotFoundError"``, ...), read-only."""
 
-_BY_CODE = {kind.code: kind for kind in A2A_ERRORS.values()}
-_BY_REASON = {kind.reason: kind for kind in A2A_ERRORS.values()}
+_BY_CODE = {kind.code: kind for kind in _KINDS}
+_BY_REASON = {kind.reason: kind for kind in _KINDS}
 
 
 def _peer_metadata(info: Mapping[str, Any]) -> dict[str, str]:

@@ -170,9 +170,10 @@ _VARIABLE = re.compile(r"(\{[^}]*\})")
 def template_fields(template: str, *, client: bool = False) -> dict[str, Any]:
     """What a path template (valid: the generator checked it) says of its route: the
     ``segments``, ``custom_verb``, ``path_fields`` and ``captures``, each variable's
-    field by protoc's json names, and for a route a ``client`` builds, its
-    ``pieces``. What it cannot say (a json name the proto sets, a typed field's
-    codec), ``routes.py`` gives."""
+    field by protoc's json names; ``tenant`` for a template whose first segment is
+    ``{tenant}``; for a route a ``client`` builds, its ``pieces``. What it cannot say
+    (a json name the proto sets, a typed field's codec, another tenant field),
+    ``routes.py`` gives."""
     path, _, verb = template.partition(":")  # a literal holds no ":"
     segments: list[str] = []
     captures: list[Capture] = []
@@ -197,6 +198,7 @@ def template_fields(template: str, *, client: bool = False) -> dict[str, Any]:
         "custom_verb": verb,
         "path_fields": tuple(capture.field for capture in captures),
         "captures": tuple(captures),
+        "tenant": captures[:1] == [Capture("tenant", 0, 1)],
     }
     if client and captures:
         fields["pieces"] = tuple(piece for piece in pieces if piece != "")

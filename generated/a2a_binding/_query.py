@@ -530,6 +530,7 @@ class QueryCodecs:
         max_pairs: int = MAX_QUERY_PAIRS,
     ) -> None:
         self._rpcs = {rpc: _RpcQuery(params, enums) for rpc, params in rpcs.items()}
+        self.rpcs = frozenset(rpcs)  # the rpcs whose routes carry a query string
         self._enums = enums
         self._body_fields = body_fields
         self._service_params = service_params

@@ -194,17 +194,7 @@ CODECS = QueryCodecs(
 """Every rpc's query parameters, the enums they use, and the request fields of the rpcs
 whose routes take the whole request as the body."""
 
-RPCS = frozenset(
-    {
-        "GetTask",
-        "ListTasks",
-        "SubscribeToTask",
-        "GetTaskPushNotificationConfig",
-        "ListTaskPushNotificationConfigs",
-        "GetExtendedAgentCard",
-        "DeleteTaskPushNotificationConfig",
-    }
-)
+RPCS: frozenset[str] = CODECS.rpcs
 """The rpcs whose routes carry a query string."""
 
 

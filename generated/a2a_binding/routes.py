@@ -170,40 +170,22 @@ methods, the handler and the gRPC binding refer to."""
 
 ROUTES: tuple[Route[RpcName], ...] = (
     route(RPCS["SendMessage"], "POST", "/message:send", body="*", client=0),
-    route(RPCS["SendMessage"], "POST", "/{tenant}/message:send", body="*", tenant=True),
+    route(RPCS["SendMessage"], "POST", "/{tenant}/message:send", body="*"),
     route(RPCS["SendStreamingMessage"], "POST", "/message:stream", body="*", client=0),
-    route(
-        RPCS["SendStreamingMessage"],
-        "POST",
-        "/{tenant}/message:stream",
-        body="*",
-        tenant=True,
-    ),
+    route(RPCS["SendStreamingMessage"], "POST", "/{tenant}/message:stream", body="*"),
     route(RPCS["GetTask"], "GET", "/tasks/{id=*}", client=0),
-    route(RPCS["GetTask"], "GET", "/{tenant}/tasks/{id=*}", tenant=True, recheck=True),
+    route(RPCS["GetTask"], "GET", "/{tenant}/tasks/{id=*}", recheck=True),
     route(RPCS["ListTasks"], "GET", "/tasks", client=0),
-    route(RPCS["ListTasks"], "GET", "/{tenant}/tasks", tenant=True, recheck=True),
+    route(RPCS["ListTasks"], "GET", "/{tenant}/tasks", recheck=True),
     route(RPCS["CancelTask"], "POST", "/tasks/{id=*}:cancel", body="*", client=0),
-    route(
-        RPCS["CancelTask"],
-        "POST",
-        "/{tenant}/tasks/{id=*}:cancel",
-        body="*",
-        tenant=True,
-    ),
+    route(RPCS["CancelTask"], "POST", "/{tenant}/tasks/{id=*}:cancel", body="*"),
     route(RPCS["SubscribeToTask"], "GET", "/tasks/{id=*}:subscribe"),
     route(
         RPCS["SubscribeToTask"], "POST", "/tasks/{id=*}:subscribe", alias=True, client=0
     ),
+    route(RPCS["SubscribeToTask"], "GET", "/{tenant}/tasks/{id=*}:subscribe"),
     route(
-        RPCS["SubscribeToTask"], "GET", "/{tenant}/tasks/{id=*}:subscribe", tenant=True
-    ),
-    route(
-        RPCS["SubscribeToTask"],
-        "POST",
-        "/{tenant}/tasks/{id=*}:subscribe",
-        tenant=True,
-        alias=True,
+        RPCS["SubscribeToTask"], "POST", "/{tenant}/tasks/{id=*}:subscribe", alias=True
     ),
     route(
         RPCS["CreateTaskPushNotificationConfig"],
@@ -217,7 +199,6 @@ ROUTES: tuple[Route[RpcName], ...] = (
         "POST",
         "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
         body="*",
-        tenant=True,
     ),
     route(
         RPCS["GetTaskPushNotificationConfig"],
@@ -229,7 +210,6 @@ ROUTES: tuple[Route[RpcName], ...] = (
         RPCS["GetTaskPushNotificationConfig"],
         "GET",
         "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-        tenant=True,
     ),
     route(
         RPCS["ListTaskPushNotificationConfigs"],
@@ -241,16 +221,11 @@ ROUTES: tuple[Route[RpcName], ...] = (
         RPCS["ListTaskPushNotificationConfigs"],
         "GET",
         "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
-        tenant=True,
         recheck=True,
     ),
     route(RPCS["GetExtendedAgentCard"], "GET", "/extendedAgentCard", client=0),
     route(
-        RPCS["GetExtendedAgentCard"],
-        "GET",
-        "/{tenant}/extendedAgentCard",
-        tenant=True,
-        recheck=True,
+        RPCS["GetExtendedAgentCard"], "GET", "/{tenant}/extendedAgentCard", recheck=True
     ),
     route(
         RPCS["DeleteTaskPushNotificationConfig"],
@@ -262,7 +237,6 @@ ROUTES: tuple[Route[RpcName], ...] = (
         RPCS["DeleteTaskPushNotificationConfig"],
         "DELETE",
         "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-        tenant=True,
     ),
 )
 """Every route: rpcs in declaration order, each rpc's rules as written in the proto,

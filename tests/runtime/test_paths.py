@@ -1370,5 +1370,6 @@ def test_template_fields_read_what_the_generator_prints(template: str) -> None:
         "custom_verb": parsed.verb or "",
         "path_fields": tuple(capture.field for capture in captures),
         "captures": captures,
+        "tenant": captures[:1] == (Capture("tenant", 0, 1),),
     }
     assert "pieces" not in _paths.template_fields(template)
