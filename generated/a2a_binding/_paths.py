@@ -24,8 +24,8 @@ from typing import Any, Generic, NamedTuple, TypeVar, Union
 from urllib.parse import quote, unquote, unquote_to_bytes
 
 from ._compiling import compiled
-from ._query import QueryCodecs, QueryError, QueryInput, Unknown
-from ._quoting import excerpt, json_name
+from ._query import QueryCodecs, QueryError, QueryInput, Unknown, json_name
+from ._quoting import excerpt
 
 __all__ = [
     "Capture",

@@ -617,343 +617,317 @@ class TaskStatusUpdateEvent(_TaskStatusUpdateEventRequired, total=False):
     metadata: dict[str, Any]
 
 
-SCHEMA = Schema(
-    {
-        "google.protobuf.Empty": (),
-        "lf.a2a.v1.APIKeySecurityScheme": (
-            FieldRule("description", "string"),
-            FieldRule("location", "string", required=True),
-            FieldRule("name", "string", required=True),
+_MESSAGES: dict[str, tuple[FieldRule, ...]] = {
+    "google.protobuf.Empty": (),
+    "lf.a2a.v1.APIKeySecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("location", "string", required=True),
+        FieldRule("name", "string", required=True),
+    ),
+    "lf.a2a.v1.AgentCapabilities": (
+        FieldRule("streaming", "bool"),
+        FieldRule("push_notifications", "bool"),
+        FieldRule("extensions", "message", "AgentExtension", repeated=True),
+        FieldRule("extended_agent_card", "bool"),
+    ),
+    "lf.a2a.v1.AgentCard": (
+        FieldRule("name", "string", required=True),
+        FieldRule("description", "string", required=True),
+        FieldRule(
+            "supported_interfaces",
+            "message",
+            "AgentInterface",
+            repeated=True,
+            required=True,
         ),
-        "lf.a2a.v1.AgentCapabilities": (
-            FieldRule("streaming", "bool"),
-            FieldRule("push_notifications", "bool"),
-            FieldRule("extensions", "message", "AgentExtension", repeated=True),
-            FieldRule("extended_agent_card", "bool"),
+        FieldRule("provider", "message", "AgentProvider"),
+        FieldRule("version", "string", required=True),
+        FieldRule("documentation_url", "string"),
+        FieldRule("capabilities", "message", "AgentCapabilities", required=True),
+        FieldRule("security_schemes", "message", "SecurityScheme", map_key="string"),
+        FieldRule(
+            "security_requirements", "message", "SecurityRequirement", repeated=True
         ),
-        "lf.a2a.v1.AgentCard": (
-            FieldRule("name", "string", required=True),
-            FieldRule("description", "string", required=True),
-            FieldRule(
-                "supported_interfaces",
-                "message",
-                "AgentInterface",
-                repeated=True,
-                required=True,
-            ),
-            FieldRule("provider", "message", "AgentProvider"),
-            FieldRule("version", "string", required=True),
-            FieldRule("documentation_url", "string"),
-            FieldRule("capabilities", "message", "AgentCapabilities", required=True),
-            FieldRule(
-                "security_schemes", "message", "SecurityScheme", map_key="string"
-            ),
-            FieldRule(
-                "security_requirements", "message", "SecurityRequirement", repeated=True
-            ),
-            FieldRule("default_input_modes", "string", repeated=True, required=True),
-            FieldRule("default_output_modes", "string", repeated=True, required=True),
-            FieldRule("skills", "message", "AgentSkill", repeated=True, required=True),
-            FieldRule("signatures", "message", "AgentCardSignature", repeated=True),
-            FieldRule("icon_url", "string"),
+        FieldRule("default_input_modes", "string", repeated=True, required=True),
+        FieldRule("default_output_modes", "string", repeated=True, required=True),
+        FieldRule("skills", "message", "AgentSkill", repeated=True, required=True),
+        FieldRule("signatures", "message", "AgentCardSignature", repeated=True),
+        FieldRule("icon_url", "string"),
+    ),
+    "lf.a2a.v1.AgentCardSignature": (
+        FieldRule("protected", "string", required=True),
+        FieldRule("signature", "string", required=True),
+        FieldRule("header", "struct"),
+    ),
+    "lf.a2a.v1.AgentExtension": (
+        FieldRule("uri", "string"),
+        FieldRule("description", "string"),
+        FieldRule("required", "bool"),
+        FieldRule("params", "struct"),
+    ),
+    "lf.a2a.v1.AgentInterface": (
+        FieldRule("url", "string", required=True),
+        FieldRule("protocol_binding", "string", required=True),
+        FieldRule("tenant", "string"),
+        FieldRule("protocol_version", "string", required=True),
+    ),
+    "lf.a2a.v1.AgentProvider": (
+        FieldRule("url", "string", required=True),
+        FieldRule("organization", "string", required=True),
+    ),
+    "lf.a2a.v1.AgentSkill": (
+        FieldRule("id", "string", required=True),
+        FieldRule("name", "string", required=True),
+        FieldRule("description", "string", required=True),
+        FieldRule("tags", "string", repeated=True, required=True),
+        FieldRule("examples", "string", repeated=True),
+        FieldRule("input_modes", "string", repeated=True),
+        FieldRule("output_modes", "string", repeated=True),
+        FieldRule(
+            "security_requirements", "message", "SecurityRequirement", repeated=True
         ),
-        "lf.a2a.v1.AgentCardSignature": (
-            FieldRule("protected", "string", required=True),
-            FieldRule("signature", "string", required=True),
-            FieldRule("header", "struct"),
+    ),
+    "lf.a2a.v1.Artifact": (
+        FieldRule("artifact_id", "string", required=True),
+        FieldRule("name", "string"),
+        FieldRule("description", "string"),
+        FieldRule("parts", "message", "Part", repeated=True, required=True),
+        FieldRule("metadata", "struct"),
+        FieldRule("extensions", "string", repeated=True),
+    ),
+    "lf.a2a.v1.AuthenticationInfo": (
+        FieldRule("scheme", "string", required=True),
+        FieldRule("credentials", "string"),
+    ),
+    "lf.a2a.v1.AuthorizationCodeOAuthFlow": (
+        FieldRule("authorization_url", "string", required=True),
+        FieldRule("token_url", "string", required=True),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+        FieldRule("pkce_required", "bool"),
+    ),
+    "lf.a2a.v1.CancelTaskRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("id", "string", required=True),
+        FieldRule("metadata", "struct"),
+    ),
+    "lf.a2a.v1.ClientCredentialsOAuthFlow": (
+        FieldRule("token_url", "string", required=True),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("task_id", "string", required=True),
+        FieldRule("id", "string", required=True),
+    ),
+    "lf.a2a.v1.DeviceCodeOAuthFlow": (
+        FieldRule("device_authorization_url", "string", required=True),
+        FieldRule("token_url", "string", required=True),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "lf.a2a.v1.GetExtendedAgentCardRequest": (FieldRule("tenant", "string"),),
+    "lf.a2a.v1.GetTaskPushNotificationConfigRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("task_id", "string", required=True),
+        FieldRule("id", "string", required=True),
+    ),
+    "lf.a2a.v1.GetTaskRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("id", "string", required=True),
+        FieldRule("history_length", "int32"),
+    ),
+    "lf.a2a.v1.HTTPAuthSecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("scheme", "string", required=True),
+        FieldRule("bearer_format", "string"),
+    ),
+    "lf.a2a.v1.ImplicitOAuthFlow": (
+        FieldRule("authorization_url", "string"),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "lf.a2a.v1.ListTaskPushNotificationConfigsRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("task_id", "string", required=True),
+        FieldRule("page_size", "int32"),
+        FieldRule("page_token", "string"),
+    ),
+    "lf.a2a.v1.ListTaskPushNotificationConfigsResponse": (
+        FieldRule("configs", "message", "TaskPushNotificationConfig", repeated=True),
+        FieldRule("next_page_token", "string"),
+    ),
+    "lf.a2a.v1.ListTasksRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("context_id", "string"),
+        FieldRule("status", "enum", "TaskState"),
+        FieldRule("page_size", "int32"),
+        FieldRule("page_token", "string"),
+        FieldRule("history_length", "int32"),
+        FieldRule("status_timestamp_after", "timestamp"),
+        FieldRule("include_artifacts", "bool"),
+    ),
+    "lf.a2a.v1.ListTasksResponse": (
+        FieldRule("tasks", "message", "Task", repeated=True, required=True),
+        FieldRule("next_page_token", "string", required=True),
+        FieldRule("page_size", "int32", required=True),
+        FieldRule("total_size", "int32", required=True),
+    ),
+    "lf.a2a.v1.Message": (
+        FieldRule("message_id", "string", required=True),
+        FieldRule("context_id", "string"),
+        FieldRule("task_id", "string"),
+        FieldRule("role", "enum", "Role", required=True),
+        FieldRule("parts", "message", "Part", repeated=True, required=True),
+        FieldRule("metadata", "struct"),
+        FieldRule("extensions", "string", repeated=True),
+        FieldRule("reference_task_ids", "string", repeated=True),
+    ),
+    "lf.a2a.v1.MutualTlsSecurityScheme": (FieldRule("description", "string"),),
+    "lf.a2a.v1.OAuth2SecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("flows", "message", "OAuthFlows", required=True),
+        FieldRule("oauth2_metadata_url", "string"),
+    ),
+    "lf.a2a.v1.OAuthFlows": (
+        FieldRule(
+            "authorization_code", "message", "AuthorizationCodeOAuthFlow", oneof="flow"
         ),
-        "lf.a2a.v1.AgentExtension": (
-            FieldRule("uri", "string"),
-            FieldRule("description", "string"),
-            FieldRule("required", "bool"),
-            FieldRule("params", "struct"),
+        FieldRule(
+            "client_credentials", "message", "ClientCredentialsOAuthFlow", oneof="flow"
         ),
-        "lf.a2a.v1.AgentInterface": (
-            FieldRule("url", "string", required=True),
-            FieldRule("protocol_binding", "string", required=True),
-            FieldRule("tenant", "string"),
-            FieldRule("protocol_version", "string", required=True),
+        FieldRule("implicit", "message", "ImplicitOAuthFlow", oneof="flow"),
+        FieldRule("password", "message", "PasswordOAuthFlow", oneof="flow"),
+        FieldRule("device_code", "message", "DeviceCodeOAuthFlow", oneof="flow"),
+    ),
+    "lf.a2a.v1.OpenIdConnectSecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("open_id_connect_url", "string", required=True),
+    ),
+    "lf.a2a.v1.Part": (
+        FieldRule("text", "string", oneof="content"),
+        FieldRule("raw", "bytes", oneof="content"),
+        FieldRule("url", "string", oneof="content"),
+        FieldRule("data", "value", oneof="content"),
+        FieldRule("metadata", "struct"),
+        FieldRule("filename", "string"),
+        FieldRule("media_type", "string"),
+    ),
+    "lf.a2a.v1.PasswordOAuthFlow": (
+        FieldRule("token_url", "string"),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "lf.a2a.v1.SecurityRequirement": (
+        FieldRule("schemes", "message", "StringList", map_key="string"),
+    ),
+    "lf.a2a.v1.SecurityScheme": (
+        FieldRule(
+            "api_key_security_scheme", "message", "APIKeySecurityScheme", oneof="scheme"
         ),
-        "lf.a2a.v1.AgentProvider": (
-            FieldRule("url", "string", required=True),
-            FieldRule("organization", "string", required=True),
+        FieldRule(
+            "http_auth_security_scheme",
+            "message",
+            "HTTPAuthSecurityScheme",
+            oneof="scheme",
         ),
-        "lf.a2a.v1.AgentSkill": (
-            FieldRule("id", "string", required=True),
-            FieldRule("name", "string", required=True),
-            FieldRule("description", "string", required=True),
-            FieldRule("tags", "string", repeated=True, required=True),
-            FieldRule("examples", "string", repeated=True),
-            FieldRule("input_modes", "string", repeated=True),
-            FieldRule("output_modes", "string", repeated=True),
-            FieldRule(
-                "security_requirements", "message", "SecurityRequirement", repeated=True
-            ),
+        FieldRule(
+            "oauth2_security_scheme", "message", "OAuth2SecurityScheme", oneof="scheme"
         ),
-        "lf.a2a.v1.Artifact": (
-            FieldRule("artifact_id", "string", required=True),
-            FieldRule("name", "string"),
-            FieldRule("description", "string"),
-            FieldRule("parts", "message", "Part", repeated=True, required=True),
-            FieldRule("metadata", "struct"),
-            FieldRule("extensions", "string", repeated=True),
+        FieldRule(
+            "open_id_connect_security_scheme",
+            "message",
+            "OpenIdConnectSecurityScheme",
+            oneof="scheme",
         ),
-        "lf.a2a.v1.AuthenticationInfo": (
-            FieldRule("scheme", "string", required=True),
-            FieldRule("credentials", "string"),
+        FieldRule(
+            "mtls_security_scheme", "message", "MutualTlsSecurityScheme", oneof="scheme"
         ),
-        "lf.a2a.v1.AuthorizationCodeOAuthFlow": (
-            FieldRule("authorization_url", "string", required=True),
-            FieldRule("token_url", "string", required=True),
-            FieldRule("refresh_url", "string"),
-            FieldRule("scopes", "string", map_key="string"),
-            FieldRule("pkce_required", "bool"),
+    ),
+    "lf.a2a.v1.SendMessageConfiguration": (
+        FieldRule("accepted_output_modes", "string", repeated=True),
+        FieldRule(
+            "task_push_notification_config", "message", "TaskPushNotificationConfig"
         ),
-        "lf.a2a.v1.CancelTaskRequest": (
-            FieldRule("tenant", "string"),
-            FieldRule("id", "string", required=True),
-            FieldRule("metadata", "struct"),
+        FieldRule("history_length", "int32"),
+        FieldRule("return_immediately", "bool"),
+    ),
+    "lf.a2a.v1.SendMessageRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("message", "message", "Message", required=True),
+        FieldRule("configuration", "message", "SendMessageConfiguration"),
+        FieldRule("metadata", "struct"),
+    ),
+    "lf.a2a.v1.SendMessageResponse": (
+        FieldRule("task", "message", "Task", oneof="payload"),
+        FieldRule("message", "message", "Message", oneof="payload"),
+    ),
+    "lf.a2a.v1.StreamResponse": (
+        FieldRule("task", "message", "Task", oneof="payload"),
+        FieldRule("message", "message", "Message", oneof="payload"),
+        FieldRule("status_update", "message", "TaskStatusUpdateEvent", oneof="payload"),
+        FieldRule(
+            "artifact_update", "message", "TaskArtifactUpdateEvent", oneof="payload"
         ),
-        "lf.a2a.v1.ClientCredentialsOAuthFlow": (
-            FieldRule("token_url", "string", required=True),
-            FieldRule("refresh_url", "string"),
-            FieldRule("scopes", "string", map_key="string"),
-        ),
-        "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest": (
-            FieldRule("tenant", "string"),
-            FieldRule("task_id", "string", required=True),
-            FieldRule("id", "string", required=True),
-        ),
-        "lf.a2a.v1.DeviceCodeOAuthFlow": (
-            FieldRule("device_authorization_url", "string", required=True),
-            FieldRule("token_url", "string", required=True),
-            FieldRule("refresh_url", "string"),
-            FieldRule("scopes", "string", map_key="string"),
-        ),
-        "lf.a2a.v1.GetExtendedAgentCardRequest": (FieldRule("tenant", "string"),),
-        "lf.a2a.v1.GetTaskPushNotificationConfigRequest": (
-            FieldRule("tenant", "string"),
-            FieldRule("task_id", "string", required=True),
-            FieldRule("id", "string", required=True),
-        ),
-        "lf.a2a.v1.GetTaskRequest": (
-            FieldRule("tenant", "string"),
-            FieldRule("id", "string", required=True),
-            FieldRule("history_length", "int32"),
-        ),
-        "lf.a2a.v1.HTTPAuthSecurityScheme": (
-            FieldRule("description", "string"),
-            FieldRule("scheme", "string", required=True),
-            FieldRule("bearer_format", "string"),
-        ),
-        "lf.a2a.v1.ImplicitOAuthFlow": (
-            FieldRule("authorization_url", "string"),
-            FieldRule("refresh_url", "string"),
-            FieldRule("scopes", "string", map_key="string"),
-        ),
-        "lf.a2a.v1.ListTaskPushNotificationConfigsRequest": (
-            FieldRule("tenant", "string"),
-            FieldRule("task_id", "string", required=True),
-            FieldRule("page_size", "int32"),
-            FieldRule("page_token", "string"),
-        ),
-        "lf.a2a.v1.ListTaskPushNotificationConfigsResponse": (
-            FieldRule(
-                "configs", "message", "TaskPushNotificationConfig", repeated=True
-            ),
-            FieldRule("next_page_token", "string"),
-        ),
-        "lf.a2a.v1.ListTasksRequest": (
-            FieldRule("tenant", "string"),
-            FieldRule("context_id", "string"),
-            FieldRule("status", "enum", "TaskState"),
-            FieldRule("page_size", "int32"),
-            FieldRule("page_token", "string"),
-            FieldRule("history_length", "int32"),
-            FieldRule("status_timestamp_after", "timestamp"),
-            FieldRule("include_artifacts", "bool"),
-        ),
-        "lf.a2a.v1.ListTasksResponse": (
-            FieldRule("tasks", "message", "Task", repeated=True, required=True),
-            FieldRule("next_page_token", "string", required=True),
-            FieldRule("page_size", "int32", required=True),
-            FieldRule("total_size", "int32", required=True),
-        ),
-        "lf.a2a.v1.Message": (
-            FieldRule("message_id", "string", required=True),
-            FieldRule("context_id", "string"),
-            FieldRule("task_id", "string"),
-            FieldRule("role", "enum", "Role", required=True),
-            FieldRule("parts", "message", "Part", repeated=True, required=True),
-            FieldRule("metadata", "struct"),
-            FieldRule("extensions", "string", repeated=True),
-            FieldRule("reference_task_ids", "string", repeated=True),
-        ),
-        "lf.a2a.v1.MutualTlsSecurityScheme": (FieldRule("description", "string"),),
-        "lf.a2a.v1.OAuth2SecurityScheme": (
-            FieldRule("description", "string"),
-            FieldRule("flows", "message", "OAuthFlows", required=True),
-            FieldRule("oauth2_metadata_url", "string"),
-        ),
-        "lf.a2a.v1.OAuthFlows": (
-            FieldRule(
-                "authorization_code",
-                "message",
-                "AuthorizationCodeOAuthFlow",
-                oneof="flow",
-            ),
-            FieldRule(
-                "client_credentials",
-                "message",
-                "ClientCredentialsOAuthFlow",
-                oneof="flow",
-            ),
-            FieldRule("implicit", "message", "ImplicitOAuthFlow", oneof="flow"),
-            FieldRule("password", "message", "PasswordOAuthFlow", oneof="flow"),
-            FieldRule("device_code", "message", "DeviceCodeOAuthFlow", oneof="flow"),
-        ),
-        "lf.a2a.v1.OpenIdConnectSecurityScheme": (
-            FieldRule("description", "string"),
-            FieldRule("open_id_connect_url", "string", required=True),
-        ),
-        "lf.a2a.v1.Part": (
-            FieldRule("text", "string", oneof="content"),
-            FieldRule("raw", "bytes", oneof="content"),
-            FieldRule("url", "string", oneof="content"),
-            FieldRule("data", "value", oneof="content"),
-            FieldRule("metadata", "struct"),
-            FieldRule("filename", "string"),
-            FieldRule("media_type", "string"),
-        ),
-        "lf.a2a.v1.PasswordOAuthFlow": (
-            FieldRule("token_url", "string"),
-            FieldRule("refresh_url", "string"),
-            FieldRule("scopes", "string", map_key="string"),
-        ),
-        "lf.a2a.v1.SecurityRequirement": (
-            FieldRule("schemes", "message", "StringList", map_key="string"),
-        ),
-        "lf.a2a.v1.SecurityScheme": (
-            FieldRule(
-                "api_key_security_scheme",
-                "message",
-                "APIKeySecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "http_auth_security_scheme",
-                "message",
-                "HTTPAuthSecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "oauth2_security_scheme",
-                "message",
-                "OAuth2SecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "open_id_connect_security_scheme",
-                "message",
-                "OpenIdConnectSecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "mtls_security_scheme",
-                "message",
-                "MutualTlsSecurityScheme",
-                oneof="scheme",
-            ),
-        ),
-        "lf.a2a.v1.SendMessageConfiguration": (
-            FieldRule("accepted_output_modes", "string", repeated=True),
-            FieldRule(
-                "task_push_notification_config", "message", "TaskPushNotificationConfig"
-            ),
-            FieldRule("history_length", "int32"),
-            FieldRule("return_immediately", "bool"),
-        ),
-        "lf.a2a.v1.SendMessageRequest": (
-            FieldRule("tenant", "string"),
-            FieldRule("message", "message", "Message", required=True),
-            FieldRule("configuration", "message", "SendMessageConfiguration"),
-            FieldRule("metadata", "struct"),
-        ),
-        "lf.a2a.v1.SendMessageResponse": (
-            FieldRule("task", "message", "Task", oneof="payload"),
-            FieldRule("message", "message", "Message", oneof="payload"),
-        ),
-        "lf.a2a.v1.StreamResponse": (
-            FieldRule("task", "message", "Task", oneof="payload"),
-            FieldRule("message", "message", "Message", oneof="payload"),
-            FieldRule(
-                "status_update", "message", "TaskStatusUpdateEvent", oneof="payload"
-            ),
-            FieldRule(
-                "artifact_update", "message", "TaskArtifactUpdateEvent", oneof="payload"
-            ),
-        ),
-        "lf.a2a.v1.StringList": (FieldRule("list", "string", repeated=True),),
-        "lf.a2a.v1.SubscribeToTaskRequest": (
-            FieldRule("tenant", "string"),
-            FieldRule("id", "string", required=True),
-        ),
-        "lf.a2a.v1.Task": (
-            FieldRule("id", "string", required=True),
-            FieldRule("context_id", "string"),
-            FieldRule("status", "message", "TaskStatus", required=True),
-            FieldRule("artifacts", "message", "Artifact", repeated=True),
-            FieldRule("history", "message", "Message", repeated=True),
-            FieldRule("metadata", "struct"),
-        ),
-        "lf.a2a.v1.TaskArtifactUpdateEvent": (
-            FieldRule("task_id", "string", required=True),
-            FieldRule("context_id", "string", required=True),
-            FieldRule("artifact", "message", "Artifact", required=True),
-            FieldRule("append", "bool"),
-            FieldRule("last_chunk", "bool"),
-            FieldRule("metadata", "struct"),
-        ),
-        "lf.a2a.v1.TaskPushNotificationConfig": (
-            FieldRule("tenant", "string"),
-            FieldRule("id", "string"),
-            FieldRule("task_id", "string"),
-            FieldRule("url", "string", required=True),
-            FieldRule("token", "string"),
-            FieldRule("authentication", "message", "AuthenticationInfo"),
-        ),
-        "lf.a2a.v1.TaskStatus": (
-            FieldRule("state", "enum", "TaskState", required=True),
-            FieldRule("message", "message", "Message"),
-            FieldRule("timestamp", "timestamp"),
-        ),
-        "lf.a2a.v1.TaskStatusUpdateEvent": (
-            FieldRule("task_id", "string", required=True),
-            FieldRule("context_id", "string", required=True),
-            FieldRule("status", "message", "TaskStatus", required=True),
-            FieldRule("metadata", "struct"),
-        ),
-    },
-    {
-        "lf.a2a.v1.Role": (
-            ("ROLE_UNSPECIFIED", 0),
-            ("ROLE_USER", 1),
-            ("ROLE_AGENT", 2),
-        ),
-        "lf.a2a.v1.TaskState": (
-            ("TASK_STATE_UNSPECIFIED", 0),
-            ("TASK_STATE_SUBMITTED", 1),
-            ("TASK_STATE_WORKING", 2),
-            ("TASK_STATE_COMPLETED", 3),
-            ("TASK_STATE_FAILED", 4),
-            ("TASK_STATE_CANCELED", 5),
-            ("TASK_STATE_INPUT_REQUIRED", 6),
-            ("TASK_STATE_REJECTED", 7),
-            ("TASK_STATE_AUTH_REQUIRED", 8),
-        ),
-    },
-    package="lf.a2a.v1",
-)
+    ),
+    "lf.a2a.v1.StringList": (FieldRule("list", "string", repeated=True),),
+    "lf.a2a.v1.SubscribeToTaskRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("id", "string", required=True),
+    ),
+    "lf.a2a.v1.Task": (
+        FieldRule("id", "string", required=True),
+        FieldRule("context_id", "string"),
+        FieldRule("status", "message", "TaskStatus", required=True),
+        FieldRule("artifacts", "message", "Artifact", repeated=True),
+        FieldRule("history", "message", "Message", repeated=True),
+        FieldRule("metadata", "struct"),
+    ),
+    "lf.a2a.v1.TaskArtifactUpdateEvent": (
+        FieldRule("task_id", "string", required=True),
+        FieldRule("context_id", "string", required=True),
+        FieldRule("artifact", "message", "Artifact", required=True),
+        FieldRule("append", "bool"),
+        FieldRule("last_chunk", "bool"),
+        FieldRule("metadata", "struct"),
+    ),
+    "lf.a2a.v1.TaskPushNotificationConfig": (
+        FieldRule("tenant", "string"),
+        FieldRule("id", "string"),
+        FieldRule("task_id", "string"),
+        FieldRule("url", "string", required=True),
+        FieldRule("token", "string"),
+        FieldRule("authentication", "message", "AuthenticationInfo"),
+    ),
+    "lf.a2a.v1.TaskStatus": (
+        FieldRule("state", "enum", "TaskState", required=True),
+        FieldRule("message", "message", "Message"),
+        FieldRule("timestamp", "timestamp"),
+    ),
+    "lf.a2a.v1.TaskStatusUpdateEvent": (
+        FieldRule("task_id", "string", required=True),
+        FieldRule("context_id", "string", required=True),
+        FieldRule("status", "message", "TaskStatus", required=True),
+        FieldRule("metadata", "struct"),
+    ),
+}
+
+_ENUMS: dict[str, tuple[tuple[str, int], ...]] = {
+    "lf.a2a.v1.Role": (("ROLE_UNSPECIFIED", 0), ("ROLE_USER", 1), ("ROLE_AGENT", 2)),
+    "lf.a2a.v1.TaskState": (
+        ("TASK_STATE_UNSPECIFIED", 0),
+        ("TASK_STATE_SUBMITTED", 1),
+        ("TASK_STATE_WORKING", 2),
+        ("TASK_STATE_COMPLETED", 3),
+        ("TASK_STATE_FAILED", 4),
+        ("TASK_STATE_CANCELED", 5),
+        ("TASK_STATE_INPUT_REQUIRED", 6),
+        ("TASK_STATE_REJECTED", 7),
+        ("TASK_STATE_AUTH_REQUIRED", 8),
+    ),
+}
+SCHEMA = Schema(_MESSAGES, _ENUMS, package="lf.a2a.v1")
 """Every message's fields (proto name, ProtoJSON kind, type, the json name where it is
 not protoc's default, repeated, map key kind, REQUIRED, oneof) and every enum's values,
 as validation reads them. A type of the proto's package is named within it, as the

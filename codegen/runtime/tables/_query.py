@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any, Literal, NamedTuple, Union
 from urllib.parse import unquote
 
-from ._quoting import excerpt, field_path, json_name
+from ._quoting import excerpt, field_path
 
 __all__ = [
     "MAX_QUERY_PAIRS",
@@ -32,6 +32,7 @@ __all__ = [
     "QueryError",
     "QueryInput",
     "Unknown",
+    "json_name",
 ]
 
 MAX_QUERY_PAIRS = 1000
@@ -322,6 +323,13 @@ def _duration(field: str, text: str) -> str:
         raise QueryError(field, text, "out of range (at most 10,000 years)")
     sign = "-" if negative and (seconds or nanos) else ""
     return f"{sign}{seconds}{_fraction(nanos)}s"
+
+
+def json_name(proto_name: str) -> str:
+    """protoc's default json name of a field: ``_`` dropped, the letter after it
+    upper-cased (``push_notifications`` is ``pushNotifications``)."""
+    head, *rest = proto_name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def _field_mask(field: str, text: str) -> str:

@@ -5,19 +5,12 @@ may be as large as the body limit allows; quoted whole, a 3 MB tenant would come
 as several copies of itself. Every message that quotes client input (query, path and
 header values, tenants, field values, JSON-RPC methods, content types) quotes it through
 ``excerpt``, which keeps the first ``EXCERPT_CHARACTERS`` characters and says how long
-the whole value was. ``json_name`` is here too: protoc's json name of a field, which
-the query codecs and validation both derive.
+the whole value was.
 """
 
 from __future__ import annotations
 
-__all__ = [
-    "EXCERPT_CHARACTERS",
-    "FIELD_PATH_CHARACTERS",
-    "excerpt",
-    "field_path",
-    "json_name",
-]
+__all__ = ["EXCERPT_CHARACTERS", "FIELD_PATH_CHARACTERS", "excerpt", "field_path"]
 
 EXCERPT_CHARACTERS = 64
 """The most characters of one value an error message quotes: room for a UUID, a
@@ -54,10 +47,3 @@ def field_path(path: str) -> str:
     """A field path as an error names it: as it is, or cut at
     ``FIELD_PATH_CHARACTERS`` with ``...`` and its whole length."""
     return excerpt(path, quoted=False, limit=FIELD_PATH_CHARACTERS)
-
-
-def json_name(proto_name: str) -> str:
-    """protoc's default json name of a field: ``_`` dropped, the letter after it
-    upper-cased (``push_notifications`` is ``pushNotifications``)."""
-    head, *rest = proto_name.split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)

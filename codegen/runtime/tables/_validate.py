@@ -51,7 +51,8 @@ from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any, Literal
 
 from ._json import DuplicateKeys, read_int
-from ._quoting import excerpt, field_path, json_name
+from ._query import json_name
+from ._quoting import excerpt, field_path
 
 __all__ = [
     "FieldRule",

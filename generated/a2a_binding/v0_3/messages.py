@@ -538,307 +538,275 @@ class TaskSubscriptionRequest(_TaskSubscriptionRequestRequired, total=False):
     """a2a.v1.TaskSubscriptionRequest."""
 
 
-SCHEMA = Schema(
-    {
-        "a2a.v1.APIKeySecurityScheme": (
-            FieldRule("description", "string"),
-            FieldRule("location", "string"),
-            FieldRule("name", "string"),
+_MESSAGES: dict[str, tuple[FieldRule, ...]] = {
+    "a2a.v1.APIKeySecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("location", "string"),
+        FieldRule("name", "string"),
+    ),
+    "a2a.v1.AgentCapabilities": (
+        FieldRule("streaming", "bool"),
+        FieldRule("push_notifications", "bool"),
+        FieldRule("extensions", "message", "AgentExtension", repeated=True),
+    ),
+    "a2a.v1.AgentCard": (
+        FieldRule("protocol_version", "string"),
+        FieldRule("name", "string"),
+        FieldRule("description", "string"),
+        FieldRule("url", "string"),
+        FieldRule("preferred_transport", "string"),
+        FieldRule("additional_interfaces", "message", "AgentInterface", repeated=True),
+        FieldRule("provider", "message", "AgentProvider"),
+        FieldRule("version", "string"),
+        FieldRule("documentation_url", "string"),
+        FieldRule("capabilities", "message", "AgentCapabilities"),
+        FieldRule("security_schemes", "message", "SecurityScheme", map_key="string"),
+        FieldRule("security", "message", "Security", repeated=True),
+        FieldRule("default_input_modes", "string", repeated=True),
+        FieldRule("default_output_modes", "string", repeated=True),
+        FieldRule("skills", "message", "AgentSkill", repeated=True),
+        FieldRule("supports_authenticated_extended_card", "bool"),
+        FieldRule("signatures", "message", "AgentCardSignature", repeated=True),
+        FieldRule("icon_url", "string"),
+    ),
+    "a2a.v1.AgentCardSignature": (
+        FieldRule("protected", "string", required=True),
+        FieldRule("signature", "string", required=True),
+        FieldRule("header", "struct"),
+    ),
+    "a2a.v1.AgentExtension": (
+        FieldRule("uri", "string"),
+        FieldRule("description", "string"),
+        FieldRule("required", "bool"),
+        FieldRule("params", "struct"),
+    ),
+    "a2a.v1.AgentInterface": (
+        FieldRule("url", "string"),
+        FieldRule("transport", "string"),
+    ),
+    "a2a.v1.AgentProvider": (
+        FieldRule("url", "string"),
+        FieldRule("organization", "string"),
+    ),
+    "a2a.v1.AgentSkill": (
+        FieldRule("id", "string"),
+        FieldRule("name", "string"),
+        FieldRule("description", "string"),
+        FieldRule("tags", "string", repeated=True),
+        FieldRule("examples", "string", repeated=True),
+        FieldRule("input_modes", "string", repeated=True),
+        FieldRule("output_modes", "string", repeated=True),
+        FieldRule("security", "message", "Security", repeated=True),
+    ),
+    "a2a.v1.Artifact": (
+        FieldRule("artifact_id", "string"),
+        FieldRule("name", "string"),
+        FieldRule("description", "string"),
+        FieldRule("parts", "message", "Part", repeated=True),
+        FieldRule("metadata", "struct"),
+        FieldRule("extensions", "string", repeated=True),
+    ),
+    "a2a.v1.AuthenticationInfo": (
+        FieldRule("schemes", "string", repeated=True),
+        FieldRule("credentials", "string"),
+    ),
+    "a2a.v1.AuthorizationCodeOAuthFlow": (
+        FieldRule("authorization_url", "string"),
+        FieldRule("token_url", "string"),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "a2a.v1.CancelTaskRequest": (FieldRule("name", "string"),),
+    "a2a.v1.ClientCredentialsOAuthFlow": (
+        FieldRule("token_url", "string"),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "a2a.v1.CreateTaskPushNotificationConfigRequest": (
+        FieldRule("parent", "string", required=True),
+        FieldRule("config_id", "string", required=True),
+        FieldRule("config", "message", "TaskPushNotificationConfig", required=True),
+    ),
+    "a2a.v1.DataPart": (FieldRule("data", "struct"),),
+    "a2a.v1.DeleteTaskPushNotificationConfigRequest": (FieldRule("name", "string"),),
+    "a2a.v1.FilePart": (
+        FieldRule("file_with_uri", "string", oneof="file"),
+        FieldRule("file_with_bytes", "bytes", oneof="file"),
+        FieldRule("mime_type", "string"),
+        FieldRule("name", "string"),
+    ),
+    "a2a.v1.GetAgentCardRequest": (),
+    "a2a.v1.GetTaskPushNotificationConfigRequest": (FieldRule("name", "string"),),
+    "a2a.v1.GetTaskRequest": (
+        FieldRule("name", "string", required=True),
+        FieldRule("history_length", "int32"),
+    ),
+    "a2a.v1.HTTPAuthSecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("scheme", "string"),
+        FieldRule("bearer_format", "string"),
+    ),
+    "a2a.v1.ImplicitOAuthFlow": (
+        FieldRule("authorization_url", "string"),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "a2a.v1.ListTaskPushNotificationConfigRequest": (
+        FieldRule("parent", "string"),
+        FieldRule("page_size", "int32"),
+        FieldRule("page_token", "string"),
+    ),
+    "a2a.v1.ListTaskPushNotificationConfigResponse": (
+        FieldRule("configs", "message", "TaskPushNotificationConfig", repeated=True),
+        FieldRule("next_page_token", "string"),
+    ),
+    "a2a.v1.Message": (
+        FieldRule("message_id", "string"),
+        FieldRule("context_id", "string"),
+        FieldRule("task_id", "string"),
+        FieldRule("role", "enum", "Role"),
+        FieldRule("content", "message", "Part", repeated=True),
+        FieldRule("metadata", "struct"),
+        FieldRule("extensions", "string", repeated=True),
+    ),
+    "a2a.v1.MutualTlsSecurityScheme": (FieldRule("description", "string"),),
+    "a2a.v1.OAuth2SecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("flows", "message", "OAuthFlows"),
+        FieldRule("oauth2_metadata_url", "string"),
+    ),
+    "a2a.v1.OAuthFlows": (
+        FieldRule(
+            "authorization_code", "message", "AuthorizationCodeOAuthFlow", oneof="flow"
         ),
-        "a2a.v1.AgentCapabilities": (
-            FieldRule("streaming", "bool"),
-            FieldRule("push_notifications", "bool"),
-            FieldRule("extensions", "message", "AgentExtension", repeated=True),
+        FieldRule(
+            "client_credentials", "message", "ClientCredentialsOAuthFlow", oneof="flow"
         ),
-        "a2a.v1.AgentCard": (
-            FieldRule("protocol_version", "string"),
-            FieldRule("name", "string"),
-            FieldRule("description", "string"),
-            FieldRule("url", "string"),
-            FieldRule("preferred_transport", "string"),
-            FieldRule(
-                "additional_interfaces", "message", "AgentInterface", repeated=True
-            ),
-            FieldRule("provider", "message", "AgentProvider"),
-            FieldRule("version", "string"),
-            FieldRule("documentation_url", "string"),
-            FieldRule("capabilities", "message", "AgentCapabilities"),
-            FieldRule(
-                "security_schemes", "message", "SecurityScheme", map_key="string"
-            ),
-            FieldRule("security", "message", "Security", repeated=True),
-            FieldRule("default_input_modes", "string", repeated=True),
-            FieldRule("default_output_modes", "string", repeated=True),
-            FieldRule("skills", "message", "AgentSkill", repeated=True),
-            FieldRule("supports_authenticated_extended_card", "bool"),
-            FieldRule("signatures", "message", "AgentCardSignature", repeated=True),
-            FieldRule("icon_url", "string"),
+        FieldRule("implicit", "message", "ImplicitOAuthFlow", oneof="flow"),
+        FieldRule("password", "message", "PasswordOAuthFlow", oneof="flow"),
+    ),
+    "a2a.v1.OpenIdConnectSecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("open_id_connect_url", "string"),
+    ),
+    "a2a.v1.Part": (
+        FieldRule("text", "string", oneof="part"),
+        FieldRule("file", "message", "FilePart", oneof="part"),
+        FieldRule("data", "message", "DataPart", oneof="part"),
+        FieldRule("metadata", "struct"),
+    ),
+    "a2a.v1.PasswordOAuthFlow": (
+        FieldRule("token_url", "string"),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "a2a.v1.PushNotificationConfig": (
+        FieldRule("id", "string"),
+        FieldRule("url", "string"),
+        FieldRule("token", "string"),
+        FieldRule("authentication", "message", "AuthenticationInfo"),
+    ),
+    "a2a.v1.Security": (
+        FieldRule("schemes", "message", "StringList", map_key="string"),
+    ),
+    "a2a.v1.SecurityScheme": (
+        FieldRule(
+            "api_key_security_scheme", "message", "APIKeySecurityScheme", oneof="scheme"
         ),
-        "a2a.v1.AgentCardSignature": (
-            FieldRule("protected", "string", required=True),
-            FieldRule("signature", "string", required=True),
-            FieldRule("header", "struct"),
+        FieldRule(
+            "http_auth_security_scheme",
+            "message",
+            "HTTPAuthSecurityScheme",
+            oneof="scheme",
         ),
-        "a2a.v1.AgentExtension": (
-            FieldRule("uri", "string"),
-            FieldRule("description", "string"),
-            FieldRule("required", "bool"),
-            FieldRule("params", "struct"),
+        FieldRule(
+            "oauth2_security_scheme", "message", "OAuth2SecurityScheme", oneof="scheme"
         ),
-        "a2a.v1.AgentInterface": (
-            FieldRule("url", "string"),
-            FieldRule("transport", "string"),
+        FieldRule(
+            "open_id_connect_security_scheme",
+            "message",
+            "OpenIdConnectSecurityScheme",
+            oneof="scheme",
         ),
-        "a2a.v1.AgentProvider": (
-            FieldRule("url", "string"),
-            FieldRule("organization", "string"),
+        FieldRule(
+            "mtls_security_scheme", "message", "MutualTlsSecurityScheme", oneof="scheme"
         ),
-        "a2a.v1.AgentSkill": (
-            FieldRule("id", "string"),
-            FieldRule("name", "string"),
-            FieldRule("description", "string"),
-            FieldRule("tags", "string", repeated=True),
-            FieldRule("examples", "string", repeated=True),
-            FieldRule("input_modes", "string", repeated=True),
-            FieldRule("output_modes", "string", repeated=True),
-            FieldRule("security", "message", "Security", repeated=True),
+    ),
+    "a2a.v1.SendMessageConfiguration": (
+        FieldRule("accepted_output_modes", "string", repeated=True),
+        FieldRule("push_notification", "message", "PushNotificationConfig"),
+        FieldRule("history_length", "int32"),
+        FieldRule("blocking", "bool"),
+    ),
+    "a2a.v1.SendMessageRequest": (
+        FieldRule("request", "message", "Message", json_name="message", required=True),
+        FieldRule("configuration", "message", "SendMessageConfiguration"),
+        FieldRule("metadata", "struct"),
+    ),
+    "a2a.v1.SendMessageResponse": (
+        FieldRule("task", "message", "Task", oneof="payload"),
+        FieldRule("msg", "message", "Message", json_name="message", oneof="payload"),
+    ),
+    "a2a.v1.StreamResponse": (
+        FieldRule("task", "message", "Task", oneof="payload"),
+        FieldRule("msg", "message", "Message", json_name="message", oneof="payload"),
+        FieldRule("status_update", "message", "TaskStatusUpdateEvent", oneof="payload"),
+        FieldRule(
+            "artifact_update", "message", "TaskArtifactUpdateEvent", oneof="payload"
         ),
-        "a2a.v1.Artifact": (
-            FieldRule("artifact_id", "string"),
-            FieldRule("name", "string"),
-            FieldRule("description", "string"),
-            FieldRule("parts", "message", "Part", repeated=True),
-            FieldRule("metadata", "struct"),
-            FieldRule("extensions", "string", repeated=True),
-        ),
-        "a2a.v1.AuthenticationInfo": (
-            FieldRule("schemes", "string", repeated=True),
-            FieldRule("credentials", "string"),
-        ),
-        "a2a.v1.AuthorizationCodeOAuthFlow": (
-            FieldRule("authorization_url", "string"),
-            FieldRule("token_url", "string"),
-            FieldRule("refresh_url", "string"),
-            FieldRule("scopes", "string", map_key="string"),
-        ),
-        "a2a.v1.CancelTaskRequest": (FieldRule("name", "string"),),
-        "a2a.v1.ClientCredentialsOAuthFlow": (
-            FieldRule("token_url", "string"),
-            FieldRule("refresh_url", "string"),
-            FieldRule("scopes", "string", map_key="string"),
-        ),
-        "a2a.v1.CreateTaskPushNotificationConfigRequest": (
-            FieldRule("parent", "string", required=True),
-            FieldRule("config_id", "string", required=True),
-            FieldRule("config", "message", "TaskPushNotificationConfig", required=True),
-        ),
-        "a2a.v1.DataPart": (FieldRule("data", "struct"),),
-        "a2a.v1.DeleteTaskPushNotificationConfigRequest": (
-            FieldRule("name", "string"),
-        ),
-        "a2a.v1.FilePart": (
-            FieldRule("file_with_uri", "string", oneof="file"),
-            FieldRule("file_with_bytes", "bytes", oneof="file"),
-            FieldRule("mime_type", "string"),
-            FieldRule("name", "string"),
-        ),
-        "a2a.v1.GetAgentCardRequest": (),
-        "a2a.v1.GetTaskPushNotificationConfigRequest": (FieldRule("name", "string"),),
-        "a2a.v1.GetTaskRequest": (
-            FieldRule("name", "string", required=True),
-            FieldRule("history_length", "int32"),
-        ),
-        "a2a.v1.HTTPAuthSecurityScheme": (
-            FieldRule("description", "string"),
-            FieldRule("scheme", "string"),
-            FieldRule("bearer_format", "string"),
-        ),
-        "a2a.v1.ImplicitOAuthFlow": (
-            FieldRule("authorization_url", "string"),
-            FieldRule("refresh_url", "string"),
-            FieldRule("scopes", "string", map_key="string"),
-        ),
-        "a2a.v1.ListTaskPushNotificationConfigRequest": (
-            FieldRule("parent", "string"),
-            FieldRule("page_size", "int32"),
-            FieldRule("page_token", "string"),
-        ),
-        "a2a.v1.ListTaskPushNotificationConfigResponse": (
-            FieldRule(
-                "configs", "message", "TaskPushNotificationConfig", repeated=True
-            ),
-            FieldRule("next_page_token", "string"),
-        ),
-        "a2a.v1.Message": (
-            FieldRule("message_id", "string"),
-            FieldRule("context_id", "string"),
-            FieldRule("task_id", "string"),
-            FieldRule("role", "enum", "Role"),
-            FieldRule("content", "message", "Part", repeated=True),
-            FieldRule("metadata", "struct"),
-            FieldRule("extensions", "string", repeated=True),
-        ),
-        "a2a.v1.MutualTlsSecurityScheme": (FieldRule("description", "string"),),
-        "a2a.v1.OAuth2SecurityScheme": (
-            FieldRule("description", "string"),
-            FieldRule("flows", "message", "OAuthFlows"),
-            FieldRule("oauth2_metadata_url", "string"),
-        ),
-        "a2a.v1.OAuthFlows": (
-            FieldRule(
-                "authorization_code",
-                "message",
-                "AuthorizationCodeOAuthFlow",
-                oneof="flow",
-            ),
-            FieldRule(
-                "client_credentials",
-                "message",
-                "ClientCredentialsOAuthFlow",
-                oneof="flow",
-            ),
-            FieldRule("implicit", "message", "ImplicitOAuthFlow", oneof="flow"),
-            FieldRule("password", "message", "PasswordOAuthFlow", oneof="flow"),
-        ),
-        "a2a.v1.OpenIdConnectSecurityScheme": (
-            FieldRule("description", "string"),
-            FieldRule("open_id_connect_url", "string"),
-        ),
-        "a2a.v1.Part": (
-            FieldRule("text", "string", oneof="part"),
-            FieldRule("file", "message", "FilePart", oneof="part"),
-            FieldRule("data", "message", "DataPart", oneof="part"),
-            FieldRule("metadata", "struct"),
-        ),
-        "a2a.v1.PasswordOAuthFlow": (
-            FieldRule("token_url", "string"),
-            FieldRule("refresh_url", "string"),
-            FieldRule("scopes", "string", map_key="string"),
-        ),
-        "a2a.v1.PushNotificationConfig": (
-            FieldRule("id", "string"),
-            FieldRule("url", "string"),
-            FieldRule("token", "string"),
-            FieldRule("authentication", "message", "AuthenticationInfo"),
-        ),
-        "a2a.v1.Security": (
-            FieldRule("schemes", "message", "StringList", map_key="string"),
-        ),
-        "a2a.v1.SecurityScheme": (
-            FieldRule(
-                "api_key_security_scheme",
-                "message",
-                "APIKeySecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "http_auth_security_scheme",
-                "message",
-                "HTTPAuthSecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "oauth2_security_scheme",
-                "message",
-                "OAuth2SecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "open_id_connect_security_scheme",
-                "message",
-                "OpenIdConnectSecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "mtls_security_scheme",
-                "message",
-                "MutualTlsSecurityScheme",
-                oneof="scheme",
-            ),
-        ),
-        "a2a.v1.SendMessageConfiguration": (
-            FieldRule("accepted_output_modes", "string", repeated=True),
-            FieldRule("push_notification", "message", "PushNotificationConfig"),
-            FieldRule("history_length", "int32"),
-            FieldRule("blocking", "bool"),
-        ),
-        "a2a.v1.SendMessageRequest": (
-            FieldRule(
-                "request", "message", "Message", json_name="message", required=True
-            ),
-            FieldRule("configuration", "message", "SendMessageConfiguration"),
-            FieldRule("metadata", "struct"),
-        ),
-        "a2a.v1.SendMessageResponse": (
-            FieldRule("task", "message", "Task", oneof="payload"),
-            FieldRule(
-                "msg", "message", "Message", json_name="message", oneof="payload"
-            ),
-        ),
-        "a2a.v1.StreamResponse": (
-            FieldRule("task", "message", "Task", oneof="payload"),
-            FieldRule(
-                "msg", "message", "Message", json_name="message", oneof="payload"
-            ),
-            FieldRule(
-                "status_update", "message", "TaskStatusUpdateEvent", oneof="payload"
-            ),
-            FieldRule(
-                "artifact_update", "message", "TaskArtifactUpdateEvent", oneof="payload"
-            ),
-        ),
-        "a2a.v1.StringList": (FieldRule("list", "string", repeated=True),),
-        "a2a.v1.Task": (
-            FieldRule("id", "string"),
-            FieldRule("context_id", "string"),
-            FieldRule("status", "message", "TaskStatus"),
-            FieldRule("artifacts", "message", "Artifact", repeated=True),
-            FieldRule("history", "message", "Message", repeated=True),
-            FieldRule("metadata", "struct"),
-        ),
-        "a2a.v1.TaskArtifactUpdateEvent": (
-            FieldRule("task_id", "string"),
-            FieldRule("context_id", "string"),
-            FieldRule("artifact", "message", "Artifact"),
-            FieldRule("append", "bool"),
-            FieldRule("last_chunk", "bool"),
-            FieldRule("metadata", "struct"),
-        ),
-        "a2a.v1.TaskPushNotificationConfig": (
-            FieldRule("name", "string"),
-            FieldRule("push_notification_config", "message", "PushNotificationConfig"),
-        ),
-        "a2a.v1.TaskStatus": (
-            FieldRule("state", "enum", "TaskState"),
-            FieldRule("update", "message", "Message", json_name="message"),
-            FieldRule("timestamp", "timestamp"),
-        ),
-        "a2a.v1.TaskStatusUpdateEvent": (
-            FieldRule("task_id", "string"),
-            FieldRule("context_id", "string"),
-            FieldRule("status", "message", "TaskStatus"),
-            FieldRule("final", "bool"),
-            FieldRule("metadata", "struct"),
-        ),
-        "a2a.v1.TaskSubscriptionRequest": (FieldRule("name", "string"),),
-        "google.protobuf.Empty": (),
-    },
-    {
-        "a2a.v1.Role": (("ROLE_UNSPECIFIED", 0), ("ROLE_USER", 1), ("ROLE_AGENT", 2)),
-        "a2a.v1.TaskState": (
-            ("TASK_STATE_UNSPECIFIED", 0),
-            ("TASK_STATE_SUBMITTED", 1),
-            ("TASK_STATE_WORKING", 2),
-            ("TASK_STATE_COMPLETED", 3),
-            ("TASK_STATE_FAILED", 4),
-            ("TASK_STATE_CANCELLED", 5),
-            ("TASK_STATE_INPUT_REQUIRED", 6),
-            ("TASK_STATE_REJECTED", 7),
-            ("TASK_STATE_AUTH_REQUIRED", 8),
-        ),
-    },
-    package="a2a.v1",
-)
+    ),
+    "a2a.v1.StringList": (FieldRule("list", "string", repeated=True),),
+    "a2a.v1.Task": (
+        FieldRule("id", "string"),
+        FieldRule("context_id", "string"),
+        FieldRule("status", "message", "TaskStatus"),
+        FieldRule("artifacts", "message", "Artifact", repeated=True),
+        FieldRule("history", "message", "Message", repeated=True),
+        FieldRule("metadata", "struct"),
+    ),
+    "a2a.v1.TaskArtifactUpdateEvent": (
+        FieldRule("task_id", "string"),
+        FieldRule("context_id", "string"),
+        FieldRule("artifact", "message", "Artifact"),
+        FieldRule("append", "bool"),
+        FieldRule("last_chunk", "bool"),
+        FieldRule("metadata", "struct"),
+    ),
+    "a2a.v1.TaskPushNotificationConfig": (
+        FieldRule("name", "string"),
+        FieldRule("push_notification_config", "message", "PushNotificationConfig"),
+    ),
+    "a2a.v1.TaskStatus": (
+        FieldRule("state", "enum", "TaskState"),
+        FieldRule("update", "message", "Message", json_name="message"),
+        FieldRule("timestamp", "timestamp"),
+    ),
+    "a2a.v1.TaskStatusUpdateEvent": (
+        FieldRule("task_id", "string"),
+        FieldRule("context_id", "string"),
+        FieldRule("status", "message", "TaskStatus"),
+        FieldRule("final", "bool"),
+        FieldRule("metadata", "struct"),
+    ),
+    "a2a.v1.TaskSubscriptionRequest": (FieldRule("name", "string"),),
+    "google.protobuf.Empty": (),
+}
+
+_ENUMS: dict[str, tuple[tuple[str, int], ...]] = {
+    "a2a.v1.Role": (("ROLE_UNSPECIFIED", 0), ("ROLE_USER", 1), ("ROLE_AGENT", 2)),
+    "a2a.v1.TaskState": (
+        ("TASK_STATE_UNSPECIFIED", 0),
+        ("TASK_STATE_SUBMITTED", 1),
+        ("TASK_STATE_WORKING", 2),
+        ("TASK_STATE_COMPLETED", 3),
+        ("TASK_STATE_FAILED", 4),
+        ("TASK_STATE_CANCELLED", 5),
+        ("TASK_STATE_INPUT_REQUIRED", 6),
+        ("TASK_STATE_REJECTED", 7),
+        ("TASK_STATE_AUTH_REQUIRED", 8),
+    ),
+}
+SCHEMA = Schema(_MESSAGES, _ENUMS, package="a2a.v1")
 """Every message's fields (proto name, ProtoJSON kind, type, the json name where it is
 not protoc's default, repeated, map key kind, REQUIRED, oneof) and every enum's values,
 as validation reads them. A type of the proto's package is named within it, as the
