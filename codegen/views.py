@@ -16,7 +16,9 @@ from typing import NamedTuple
 from .model import Binding, BindingFile, Field, Method, QueryParam, Route, query_codec
 from .model import validation_kind
 from .model.naming import MESSAGES_IMPORTS, WKT_PYTHON_TYPES, private_base, snake_case
+from .model.naming import proto_json_name
 from .runtime._params import VERSION_HEADER
+from .runtime._paths import Capture, ClientPiece, template_fields
 
 __all__ = [
     "Call",
@@ -86,6 +88,16 @@ class FileView:
             return "Mapping[str, Any]"
         return "messages." + self.file.python_name(method.request.full_name)
 
+    @property
+    def request_overloads(self) -> tuple[tuple[tuple[str, ...], str], ...]:
+        """The rpcs by request annotation, for one ``Literal`` overload each (rpcs that
+        share a request message, as SendMessage and SendStreamingMessage do, share it),
+        in declaration order."""
+        rpcs: dict[str, list[str]] = {}
+        for method in self.file.methods:
+            rpcs.setdefault(self.request_annotation(method), []).append(method.name)
+        return tuple((tuple(names), annotation) for annotation, names in rpcs.items())
+
 
 _MODULE_TEXTS = {
     "routes": "the route table, ``match`` (server side) and ``build`` (client side).",
@@ -147,24 +159,63 @@ class RouteView(NamedTuple):
     client: int  # its place among the routes ``build`` tries, -1 for none
 
     @property
-    def matching(self) -> tuple[tuple[str, object], ...]:
-        """The keywords of the ``Route`` row past the route itself, those that differ
-        from their defaults."""
-        template = self.binding.template
-        keywords: tuple[tuple[str, object], ...] = (
-            ("segments", tuple(str(segment) for segment in template.segments)),
+    def call(self) -> Call:
+        """The row, ``route(rpc, verb, template, ...)``: the keywords whose values
+        differ from a plain route's and from what the runtime's ``template_fields``
+        reads in the template."""
+        binding, template = self.binding, self.binding.template
+        derived = {
+            name: _as_call(value)
+            for name, value in template_fields(
+                template.source, client=self.client >= 0
+            ).items()
+        }
+        keywords: tuple[tuple[str, object, object], ...] = (
+            ("path_fields", binding.path_json_names, ()),
+            ("body", binding.body, None),
+            ("response_body", binding.response_body, None),
+            ("tenant", binding.tenant, False),
+            ("alias", binding.alias, False),
+            ("segments", tuple(str(segment) for segment in template.segments), ()),
+            ("custom_verb", template.verb or "", ""),
+            ("captures", self.captures, ()),
+            ("pieces", self.pieces, ()),
+            ("recheck", self.recheck, False),
+            ("client", self.client, -1),
         )
-        if template.verb:
-            keywords += (("custom_verb", template.verb),)
-        if self.captures:
-            keywords += (("captures", self.captures),)
-        if self.pieces:  # () where the runtime derives them (see ``Route``)
-            keywords += (("pieces", self.pieces),)
-        if self.recheck:
-            keywords += (("recheck", True),)
-        if self.client >= 0:
-            keywords += (("client", self.client),)
-        return keywords
+        return Call(
+            "route",
+            (Item("RPCS", self.method.name), binding.verb, template.source),
+            tuple(
+                (name, value)
+                for name, value, default in keywords
+                if value != derived.get(name, default)
+            ),
+        )
+
+
+def _capture(
+    field: str, start: int, end: int | None, single: bool, codec: str, enum: str
+) -> Call:
+    """The ``Capture`` row of a path field, its defaults left out."""
+    keywords: tuple[tuple[str, object], ...] = ()
+    if not single:
+        keywords += (("single_segment", False),)
+    if codec:
+        keywords += (("codec", codec),) + ((("enum", enum),) if enum else ())
+    return Call("Capture", (field, start, end), keywords)
+
+
+def _as_call(value: object) -> object:
+    """A value ``template_fields`` derives as the view prints it (``Capture`` and
+    ``ClientPiece`` records as ``Call`` rows), to compare with the printed one."""
+    if isinstance(value, Capture):
+        return _capture(*value)
+    if isinstance(value, ClientPiece):
+        return _client_piece(*value)
+    if type(value) is tuple:
+        return tuple(_as_call(item) for item in value)
+    return value
 
 
 def _client_piece(name: str, json_path: tuple[str, ...], single_segment: bool) -> Call:
@@ -195,18 +246,10 @@ class RoutesView(FileView):
             first = binding is method.bindings[0]
             captures = []
             for path_field, start, end in binding.captures:
-                codec, enum = _path_codec(path_field.field)
                 single = path_field.single_segment
-                # (field, start, end) by position, as the class orders them
-                place = (path_field.json_name, start, start + 1 if single else end)
-                keywords: tuple[tuple[str, object], ...] = ()
-                if not single:
-                    keywords += (("single_segment", False),)
-                if codec:
-                    keywords += (("codec", codec),) + (
-                        (("enum", enum),) if enum else ()
-                    )
-                captures.append(Call("Capture", place, keywords))
+                end = start + 1 if single else end
+                place = (path_field.json_name, start, end, single)
+                captures.append(_capture(*place, *_path_codec(path_field.field)))
             comment = method.comment if first else ""
             built = route.index in self._built
             rows.append(
@@ -221,6 +264,21 @@ class RoutesView(FileView):
                 )
             )
         return tuple(rows)
+
+    @property
+    def row_classes(self) -> frozenset[str]:
+        """The runtime classes the ``ROUTES`` rows name (``Capture``, ``ClientPiece``):
+        none where every route's template says it all."""
+        names: set[str] = set()
+        pending: list[object] = [row.call for row in self.routes]
+        while pending:
+            value = pending.pop()
+            if isinstance(value, Call):
+                names.add(value.name)
+                pending += [*value.args, *(item for _, item in value.keywords)]
+            elif type(value) is tuple:
+                pending += value
+        return frozenset(names & {"Capture", "ClientPiece"})
 
     @functools.cached_property
     def _clients(self) -> dict[int, int]:
@@ -291,11 +349,6 @@ class RoutesView(FileView):
         return 256 if self.file.has_deep_wildcards else self.file.max_path_segments
 
     @property
-    def build_overloads(self) -> tuple[tuple[str, str], ...]:
-        """(rpc, request annotation) for each ``build`` overload."""
-        return tuple((m.name, self.request_annotation(m)) for m in self.file.methods)
-
-    @property
     def names_any(self) -> bool:
         """Whether the module names ``typing.Any``: in the dynamic ``build`` overload
         (several rpcs) or in a well-known request's ``Mapping[str, Any]``."""
@@ -330,16 +383,16 @@ def _identifier(text: str) -> bool:
 
 
 def _param(param: QueryParam) -> Call:
+    """A query parameter's ``Param`` row, the columns at their defaults left out."""
+    flags: tuple[tuple[str, object], ...] = (
+        ("repeated", param.repeated),
+        ("enum", param.enum.full_name if param.enum else ""),
+        ("oneof", param.oneof or ""),
+    )
     return Call(
         "Param",
-        (
-            param.json_path,
-            param.proto_path,
-            param.codec,
-            param.repeated,
-            param.enum.full_name if param.enum else "",
-            param.oneof or "",
-        ),
+        (param.json_path, param.proto_path, param.codec),
+        tuple((name, value) for name, value in flags if value),
     )
 
 
@@ -473,14 +526,18 @@ class MessageShape(NamedTuple):
         return self.class_form and bool(self.required)
 
 
-def _field_rule(field: Field) -> Call:
+def _field_rule(field: Field, package: str) -> Call:
     """A field's ``FieldRule`` row: a map field is described by its value, and its
-    key kind."""
+    key kind; a type of ``package`` is named within it."""
     value = field.map_value or field
     kind = validation_kind(value.kind, value.type_name)
     map_key = validation_kind(field.map_key_kind, "") if field.map_key_kind else ""
     type_name = value.type_name if kind in ("message", "enum") else ""
+    if package and type_name.startswith(package + "."):
+        type_name = type_name[len(package) + 1 :]
+    custom = "" if field.json_name == proto_json_name(field.name) else field.json_name
     flags: tuple[tuple[str, object], ...] = (
+        ("json_name", custom),
         ("repeated", field.repeated and not field.is_map),
         ("map_key", map_key),
         ("required", field.required),
@@ -488,7 +545,7 @@ def _field_rule(field: Field) -> Call:
     )
     return Call(
         "FieldRule",
-        (field.json_name, field.name, kind) + ((type_name,) if type_name else ()),
+        (field.name, kind) + ((type_name,) if type_name else ()),
         tuple((name, value) for name, value in flags if value),
     )
 
@@ -499,15 +556,27 @@ class MessagesView(FileView):
     @functools.cached_property
     def schema_rows(self) -> tuple[tuple[str, tuple[Call, ...]], ...]:
         """Per message type (Empty included: an object without fields), its fields
-        as ``FieldRule(json name, proto name, kind, type, repeated, map key kind,
-        required, oneof)`` rows, trailing defaults left out."""
+        as ``FieldRule(proto name, kind, type, json name, repeated, map key kind,
+        required, oneof)`` rows, defaults left out (the json name is protoc's
+        default unless the proto gives another)."""
         rows = []
         for message in self.file.messages:
             if message.well_known and message.full_name != "google.protobuf.Empty":
                 continue
-            rules = tuple(_field_rule(field) for field in message.fields)
+            rules = tuple(_field_rule(f, self.schema_package) for f in message.fields)
             rows.append((message.full_name, rules))
         return tuple(sorted(rows))
+
+    @functools.cached_property
+    def schema_package(self) -> str:
+        """The package ``SCHEMA``'s rules name types within: the proto's, unless a
+        full name read within it would name another type (then none)."""
+        package = self.file.proto_package
+        known = {m.full_name for m in self.file.messages}
+        known |= {enum.full_name for enum in self.file.enums}
+        if not package or any(f"{package}.{name}" in known for name in known):
+            return ""
+        return package
 
     @property
     def enum_rows(self) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:

@@ -162,8 +162,13 @@ def test_check_fresh_stale_and_never_writes(tmp_path: Path) -> None:
     before = _tree(tmp_path)
     stale = _cli("check", "-o", str(tmp_path), "--module", "a2a_binding")
     assert stale.returncode == 1
-    assert '-        "/tasks/{task=*}",' in stale.stdout
-    assert '+        "/tasks/{id=*}",' in stale.stdout
+    assert (
+        '-    route(RPCS["GetTask"], "GET", "/tasks/{task=*}", client=0),'
+        in stale.stdout
+    )
+    assert (
+        '+    route(RPCS["GetTask"], "GET", "/tasks/{id=*}", client=0),' in stale.stdout
+    )
     assert "a2a_binding/extra.py" in stale.stdout
     # Every file is named, also those with no text to diff (an empty extra, py.typed).
     prefix = f"a2a-codegen: {tmp_path}/"

@@ -170,6 +170,10 @@ def test_comments_become_documentation_and_do_not_change_the_hash(
     assert old_routes.splitlines()[3] == new_routes.splitlines()[3]
     assert "# Gets the latest state of a task." in new_routes
     assert "api-linter" not in new_routes  # (-- internal --) comment blocks are dropped
+    # so are the lines for linters and editors (protolint directives, "Next ID: 20")
+    old_messages = next(f.content for f in old.file if f.name.endswith("messages.py"))
+    assert "protolint" not in old_messages and "Next ID" not in old_messages
+    assert "# The set of interaction modes that the agent supports" in old_messages
     library, _ = run_plugin(PROTO / "features" / "library.proto")
     routes = next(f.content for f in library.file if f.name.endswith("routes.py"))
     assert "LibraryService: Books on shelves." in routes

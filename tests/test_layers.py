@@ -14,7 +14,7 @@ import pytest
 from codegen.inputs import V0_3_MODULE, request_from_module, with_v0_3
 from codegen.plugin import generate
 
-from .conftest import PROTO, run_plugin
+from .conftest import PROTO, SPEC, run_plugin, spec_proto
 
 LOADED = """
 import json, sys
@@ -22,6 +22,20 @@ before = set(sys.modules)
 import a2a_binding.routes
 print(json.dumps(sorted(m for m in set(sys.modules) - before if m.startswith("a2a_binding"))))
 """
+
+
+def _loaded_by_routes(folder: Path) -> list[str]:
+    """The modules of the package in ``folder`` that ``import a2a_binding.routes``
+    loads, in a fresh interpreter."""
+    found = subprocess.run(
+        [sys.executable, "-c", LOADED],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded: list[str] = json.loads(found.stdout)
+    return loaded
 
 
 def _write(response: object, folder: Path) -> None:
@@ -37,14 +51,7 @@ def test_importing_routes_loads_no_message_tables_and_no_other_layer(
     response = generate(request_from_module(parameter="serve=true,client=true"))
     assert response.error == ""
     _write(response, tmp_path)
-    found = subprocess.run(
-        [sys.executable, "-c", LOADED],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    loaded = json.loads(found.stdout)
+    loaded = _loaded_by_routes(tmp_path)
     assert loaded == [
         "a2a_binding",
         "a2a_binding._compiling",
@@ -54,6 +61,61 @@ def test_importing_routes_loads_no_message_tables_and_no_other_layer(
         "a2a_binding.query",
         "a2a_binding.routes",
     ]
+
+
+# What the package with no option may weigh (issue #37): the files and lines a user
+# vendors and reads, and what ``import routes`` (a router's or a client's only need)
+# loads of them.
+MAX_FILES = 16
+MAX_LINES = 6_500
+MAX_LINES_ANY_SERVICE = 5_000  # a service without the A2A profile, of seven rpcs
+MAX_ROUTES_MODULES = 9
+MAX_ROUTES_LINES = 3_000
+
+
+def _weigh(package: Path) -> tuple[int, int]:
+    """The Python files of ``package`` and their lines."""
+    files = sorted(package.rglob("*.py"))
+    return len(files), sum(len(path.read_text().splitlines()) for path in files)
+
+
+def _spec_tags() -> list[str]:
+    """Every upstream tag under ../shared/a2a-spec (one that skips where it is absent)."""
+    return sorted(path.parent.name for path in SPEC.glob("*/a2a.proto")) or ["absent"]
+
+
+@pytest.mark.parametrize("tag", _spec_tags())
+def test_the_default_package_of_each_upstream_proto_keeps_its_size(
+    tag: str, tmp_path: Path
+) -> None:
+    response, _ = run_plugin(spec_proto(tag))
+    assert response.error == ""
+    _write(response, tmp_path)
+    files, lines = _weigh(tmp_path / "a2a_binding")
+    assert files <= MAX_FILES, f"{tag}: {files} Python files"
+    assert lines <= MAX_LINES, f"{tag}: {lines} lines"
+    loaded = _loaded_by_routes(tmp_path)
+    paths = [
+        (
+            tmp_path / (name.replace(".", "/") + ".py")
+            if "." in name
+            else tmp_path / name / "__init__.py"
+        )
+        for name in loaded
+    ]
+    routes_lines = sum(len(path.read_text().splitlines()) for path in paths)
+    assert len(loaded) <= MAX_ROUTES_MODULES, f"{tag}: import routes loads {loaded}"
+    assert (
+        routes_lines <= MAX_ROUTES_LINES
+    ), f"{tag}: import routes loads {routes_lines}"
+
+
+def test_a_service_of_seven_rpcs_keeps_its_size(tmp_path: Path) -> None:
+    response, _ = run_plugin(PROTO / "features" / "streams.proto")  # seven rpcs
+    assert response.error == ""
+    _write(response, tmp_path)
+    files, lines = _weigh(tmp_path / "streams_binding")
+    assert files <= MAX_FILES and lines <= MAX_LINES_ANY_SERVICE, (files, lines)
 
 
 def test_a_service_without_the_a2a_profile_gets_its_tables_alone() -> None:

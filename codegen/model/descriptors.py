@@ -139,12 +139,27 @@ def _drop_internal_notes(text: str) -> str:
         position = end + 3
 
 
+# A comment line that speaks to a tool or the proto's editors, not to a reader of the
+# API: a linter directive (protolint, buf, api-linter), a ``Next ID: 20`` counter, or a
+# documentation site's snippet marker (``--8<-- [start:AgentCard]``).
+_TOOL_LINE = re.compile(
+    r"\s*(?:protolint:(?:enable|disable)\b|buf:lint:ignore\b|api-linter:|--8<--"
+    r"|next (?:field )?id:\s*\d+\.?\s*\Z)",
+    re.IGNORECASE,
+)
+
+
 def _clean_comment(text: str) -> str:
     """A leading comment as docstring text: one space of indent removed, and ``(-- --)``
-    blocks (internal notes such as api-linter directives, by Google's convention) dropped.
+    blocks (internal notes such as api-linter directives, by Google's convention) and
+    lines for tools (``protolint:disable ...``, ``Next ID: 20``) dropped.
     """
     text = _drop_internal_notes(text)
-    lines = [line[1:] if line.startswith(" ") else line for line in text.splitlines()]
+    lines = [
+        line[1:] if line.startswith(" ") else line
+        for line in text.splitlines()
+        if not _TOOL_LINE.match(line)
+    ]
     while lines and not lines[-1].strip():
         lines.pop()
     while lines and not lines[0].strip():

@@ -134,9 +134,12 @@ MESSAGES_IMPORTS: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...] = (
     (("collections.abc", ("Mapping",)), ("typing", ("Any", "Literal", "TypedDict"))),
     (("._validate", ("FieldRule", "Schema", "UnknownFields", "ValidationError")),),
 )
-# What messages.py defines besides its types (its template's ``SCHEMA = ...``, ``def
-# validate``, ``def missing_fields``), and the name the other modules import it by.
-MESSAGES_DEFINES = frozenset({"SCHEMA", "validate", "missing_fields"})
+# What messages.py defines besides its types (its template's ``SCHEMA = ...`` and the
+# tables it is made of, ``def validate``, ``def missing_fields``), and the name the other
+# modules import it by.
+MESSAGES_DEFINES = frozenset(
+    {"SCHEMA", "_MESSAGES", "_ENUMS", "validate", "missing_fields"}
+)
 MESSAGES_MODULE = "messages"
 # Names a message or enum does not take (it gets a trailing "_"): what messages.py
 # imports or defines (a type of one of those names would be defined twice), the name

@@ -24,7 +24,7 @@ from typing import Any, Generic, NamedTuple, TypeVar, Union
 from urllib.parse import quote, unquote, unquote_to_bytes
 
 from ._compiling import compiled
-from ._query import QueryCodecs, QueryError, QueryInput, Unknown
+from ._query import QueryCodecs, QueryError, QueryInput, Unknown, json_name
 from ._quoting import excerpt
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "decode_segment",
     "route",
     "split_path",
+    "template_fields",
     "tenant_of",
     "well_formed",
 ]
@@ -146,8 +147,10 @@ class Rpc(Generic[Name]):
 def route(rpc: Rpc[Name], verb: str, template: str, **fields: Any) -> Route[Name]:
     """The route of ``rpc`` with ``verb`` and ``template``: a row of a generated
     ``ROUTES``, its types taken from the rpc's record, its other ``fields`` (those of
-    ``Route``) given where they differ from a plain route's."""
+    ``Route``) given where they differ from a plain route's or from what
+    ``template_fields`` reads in the template."""
     plain = {"path_fields": (), "body": None, "response_body": None, "tenant": False}
+    derived = template_fields(template, client=fields.get("client", -1) >= 0)
     return Route(
         rpc.name,
         verb,
@@ -157,8 +160,49 @@ def route(rpc: Rpc[Name], verb: str, template: str, **fields: Any) -> Route[Name
         server_streaming=rpc.server_streaming,
         deprecated=rpc.deprecated,
         client_streaming=rpc.client_streaming,
-        **{**plain, "alias": False, **fields},
+        **{**plain, "alias": False, **derived, **fields},
     )
+
+
+_VARIABLE = re.compile(r"(\{[^}]*\})")
+
+
+def template_fields(template: str, *, client: bool = False) -> dict[str, Any]:
+    """What a path template (valid: the generator checked it) says of its route: the
+    ``segments``, ``custom_verb``, ``path_fields`` and ``captures``, each variable's
+    field by protoc's json names; ``tenant`` for a template whose first segment is
+    ``{tenant}``; for a route a ``client`` builds, its ``pieces``. What it cannot say
+    (a json name the proto sets, a typed field's codec, another tenant field),
+    ``routes.py`` gives."""
+    path, _, verb = template.partition(":")  # a literal holds no ":"
+    segments: list[str] = []
+    captures: list[Capture] = []
+    pieces: list[str | ClientPiece] = []
+    text = ""  # the raw text since the last variable
+    for part in _VARIABLE.split(path):
+        if not part.startswith("{"):
+            segments += [segment for segment in part.split("/") if segment]
+            text += part
+            continue
+        name, _, pattern = part[1:-1].partition("=")
+        json_path = tuple(json_name(step) for step in name.split("."))
+        start, single = len(segments), pattern in ("", "*")
+        segments += pattern.split("/") if pattern else ["*"]
+        end = None if segments[-1] == "**" else len(segments)
+        captures.append(Capture(".".join(json_path), start, end, single))
+        pieces += [text, ClientPiece(captures[-1].field, json_path, single)]
+        text = ""
+    pieces.append(text + (":" + verb if verb else ""))
+    fields: dict[str, Any] = {
+        "segments": tuple(segments),
+        "custom_verb": verb,
+        "path_fields": tuple(capture.field for capture in captures),
+        "captures": tuple(captures),
+        "tenant": captures[:1] == [Capture("tenant", 0, 1)],
+    }
+    if client and captures:
+        fields["pieces"] = tuple(piece for piece in pieces if piece != "")
+    return fields
 
 
 Pieces = tuple[Union[str, ClientPiece], ...]

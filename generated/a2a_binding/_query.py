@@ -36,6 +36,7 @@ __all__ = [
     "QueryError",
     "QueryInput",
     "Unknown",
+    "json_name",
 ]
 
 MAX_QUERY_PAIRS = 1000
@@ -328,8 +329,10 @@ def _duration(field: str, text: str) -> str:
     return f"{sign}{seconds}{_fraction(nanos)}s"
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
+def json_name(proto_name: str) -> str:
+    """protoc's default json name of a field: ``_`` dropped, the letter after it
+    upper-cased (``push_notifications`` is ``pushNotifications``)."""
+    head, *rest = proto_name.split("_")
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
@@ -339,7 +342,7 @@ def _field_mask(field: str, text: str) -> str:
     if not all(_FIELD_MASK_PATH.match(path) for path in paths):
         raise QueryError(field, text, "not a field mask (comma-separated field paths)")
     return ",".join(
-        ".".join(_camel(part) for part in path.split(".")) for path in paths
+        ".".join(json_name(part) for part in path.split(".")) for path in paths
     )
 
 
@@ -535,6 +538,7 @@ class QueryCodecs:
         max_pairs: int = MAX_QUERY_PAIRS,
     ) -> None:
         self._rpcs = {rpc: _RpcQuery(params, enums) for rpc, params in rpcs.items()}
+        self.rpcs = frozenset(rpcs)  # the rpcs whose routes carry a query string
         self._enums = enums
         self._body_fields = body_fields
         self._service_params = service_params

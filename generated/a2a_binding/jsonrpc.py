@@ -102,19 +102,7 @@ def parse_request(payload: object, *, tenant: str | None = None) -> Request:
 
 @overload
 def request(
-    method: Literal["SendMessage"],
-    params: messages.SendMessageRequest,
-    id: RequestId,
-    *,
-    tenant: str | None = None,
-    tenant_in_path: bool = False,
-    base: str = "/",
-) -> tuple[str, dict[str, Any]]: ...
-
-
-@overload
-def request(
-    method: Literal["SendStreamingMessage"],
+    method: Literal["SendMessage", "SendStreamingMessage"],
     params: messages.SendMessageRequest,
     id: RequestId,
     *,

@@ -10,6 +10,9 @@ ProtoJSON, 64-bit integers, Timestamp, Duration, FieldMask and the non-finite fl
 (``"NaN"``, ``"Infinity"``, ``"-Infinity"``) are strings. ``SCHEMA`` holds every
 message's fields as data, for ``validate``: what a server hands a handler is valid
 ProtoJSON of its request message, in the form these types describe.
+
+A message's REQUIRED fields (``google.api.field_behavior``) are the keys of its private
+base ``_<Name>Required``: every value of the message has them.
 """
 
 from __future__ import annotations
@@ -94,8 +97,6 @@ TaskState = Literal[
 
 
 class _APIKeySecuritySchemeRequired(TypedDict):
-    """The keys every ``APIKeySecurityScheme`` has."""
-
     location: str
     name: str
 
@@ -116,8 +117,6 @@ class AgentCapabilities(TypedDict, total=False):
 
 
 class _AgentCardRequired(TypedDict):
-    """The keys every ``AgentCard`` has."""
-
     name: str
     description: str
     supportedInterfaces: list[AgentInterface]
@@ -140,8 +139,6 @@ class AgentCard(_AgentCardRequired, total=False):
 
 
 class _AgentCardSignatureRequired(TypedDict):
-    """The keys every ``AgentCardSignature`` has."""
-
     protected: str
     signature: str
 
@@ -162,8 +159,6 @@ class AgentExtension(TypedDict, total=False):
 
 
 class _AgentInterfaceRequired(TypedDict):
-    """The keys every ``AgentInterface`` has."""
-
     url: str
     protocolBinding: str
     protocolVersion: str
@@ -176,8 +171,6 @@ class AgentInterface(_AgentInterfaceRequired, total=False):
 
 
 class _AgentProviderRequired(TypedDict):
-    """The keys every ``AgentProvider`` has."""
-
     url: str
     organization: str
 
@@ -187,8 +180,6 @@ class AgentProvider(_AgentProviderRequired, total=False):
 
 
 class _AgentSkillRequired(TypedDict):
-    """The keys every ``AgentSkill`` has."""
-
     id: str
     name: str
     description: str
@@ -205,8 +196,6 @@ class AgentSkill(_AgentSkillRequired, total=False):
 
 
 class _ArtifactRequired(TypedDict):
-    """The keys every ``Artifact`` has."""
-
     artifactId: str
     parts: list[Part]
 
@@ -221,8 +210,6 @@ class Artifact(_ArtifactRequired, total=False):
 
 
 class _AuthenticationInfoRequired(TypedDict):
-    """The keys every ``AuthenticationInfo`` has."""
-
     scheme: str
 
 
@@ -233,8 +220,6 @@ class AuthenticationInfo(_AuthenticationInfoRequired, total=False):
 
 
 class _AuthorizationCodeOAuthFlowRequired(TypedDict):
-    """The keys every ``AuthorizationCodeOAuthFlow`` has."""
-
     authorizationUrl: str
     tokenUrl: str
 
@@ -248,8 +233,6 @@ class AuthorizationCodeOAuthFlow(_AuthorizationCodeOAuthFlowRequired, total=Fals
 
 
 class _CancelTaskRequestRequired(TypedDict):
-    """The keys every ``CancelTaskRequest`` has."""
-
     id: str
 
 
@@ -261,8 +244,6 @@ class CancelTaskRequest(_CancelTaskRequestRequired, total=False):
 
 
 class _ClientCredentialsOAuthFlowRequired(TypedDict):
-    """The keys every ``ClientCredentialsOAuthFlow`` has."""
-
     tokenUrl: str
 
 
@@ -274,8 +255,6 @@ class ClientCredentialsOAuthFlow(_ClientCredentialsOAuthFlowRequired, total=Fals
 
 
 class _DeleteTaskPushNotificationConfigRequestRequired(TypedDict):
-    """The keys every ``DeleteTaskPushNotificationConfigRequest`` has."""
-
     taskId: str
     id: str
 
@@ -289,8 +268,6 @@ class DeleteTaskPushNotificationConfigRequest(
 
 
 class _DeviceCodeOAuthFlowRequired(TypedDict):
-    """The keys every ``DeviceCodeOAuthFlow`` has."""
-
     deviceAuthorizationUrl: str
     tokenUrl: str
 
@@ -309,8 +286,6 @@ class GetExtendedAgentCardRequest(TypedDict, total=False):
 
 
 class _GetTaskPushNotificationConfigRequestRequired(TypedDict):
-    """The keys every ``GetTaskPushNotificationConfigRequest`` has."""
-
     taskId: str
     id: str
 
@@ -324,8 +299,6 @@ class GetTaskPushNotificationConfigRequest(
 
 
 class _GetTaskRequestRequired(TypedDict):
-    """The keys every ``GetTaskRequest`` has."""
-
     id: str
 
 
@@ -337,8 +310,6 @@ class GetTaskRequest(_GetTaskRequestRequired, total=False):
 
 
 class _HTTPAuthSecuritySchemeRequired(TypedDict):
-    """The keys every ``HTTPAuthSecurityScheme`` has."""
-
     scheme: str
 
 
@@ -358,8 +329,6 @@ class ImplicitOAuthFlow(TypedDict, total=False):
 
 
 class _ListTaskPushNotificationConfigsRequestRequired(TypedDict):
-    """The keys every ``ListTaskPushNotificationConfigsRequest`` has."""
-
     taskId: str
 
 
@@ -394,8 +363,6 @@ class ListTasksRequest(TypedDict, total=False):
 
 
 class _ListTasksResponseRequired(TypedDict):
-    """The keys every ``ListTasksResponse`` has."""
-
     tasks: list[Task]
     nextPageToken: str
     pageSize: int
@@ -407,8 +374,6 @@ class ListTasksResponse(_ListTasksResponseRequired, total=False):
 
 
 class _MessageRequired(TypedDict):
-    """The keys every ``Message`` has."""
-
     messageId: str
     role: Role
     parts: list[Part]
@@ -431,8 +396,6 @@ class MutualTlsSecurityScheme(TypedDict, total=False):
 
 
 class _OAuth2SecuritySchemeRequired(TypedDict):
-    """The keys every ``OAuth2SecurityScheme`` has."""
-
     flows: OAuthFlows
 
 
@@ -465,8 +428,6 @@ class OAuthFlows(TypedDict, total=False):
 
 
 class _OpenIdConnectSecuritySchemeRequired(TypedDict):
-    """The keys every ``OpenIdConnectSecurityScheme`` has."""
-
     openIdConnectUrl: str
 
 
@@ -538,8 +499,6 @@ class SendMessageConfiguration(TypedDict, total=False):
 
 
 class _SendMessageRequestRequired(TypedDict):
-    """The keys every ``SendMessageRequest`` has."""
-
     message: Message
 
 
@@ -584,8 +543,6 @@ class StringList(TypedDict, total=False):
 
 
 class _SubscribeToTaskRequestRequired(TypedDict):
-    """The keys every ``SubscribeToTaskRequest`` has."""
-
     id: str
 
 
@@ -596,8 +553,6 @@ class SubscribeToTaskRequest(_SubscribeToTaskRequestRequired, total=False):
 
 
 class _TaskRequired(TypedDict):
-    """The keys every ``Task`` has."""
-
     id: str
     status: TaskStatus
 
@@ -612,8 +567,6 @@ class Task(_TaskRequired, total=False):
 
 
 class _TaskArtifactUpdateEventRequired(TypedDict):
-    """The keys every ``TaskArtifactUpdateEvent`` has."""
-
     taskId: str
     contextId: str
     artifact: Artifact
@@ -628,8 +581,6 @@ class TaskArtifactUpdateEvent(_TaskArtifactUpdateEventRequired, total=False):
 
 
 class _TaskPushNotificationConfigRequired(TypedDict):
-    """The keys every ``TaskPushNotificationConfig`` has."""
-
     taskId: str
     url: str
 
@@ -644,8 +595,6 @@ class TaskPushNotificationConfig(_TaskPushNotificationConfigRequired, total=Fals
 
 
 class _TaskStatusRequired(TypedDict):
-    """The keys every ``TaskStatus`` has."""
-
     state: TaskState
 
 
@@ -657,8 +606,6 @@ class TaskStatus(_TaskStatusRequired, total=False):
 
 
 class _TaskStatusUpdateEventRequired(TypedDict):
-    """The keys every ``TaskStatusUpdateEvent`` has."""
-
     taskId: str
     contextId: str
     status: TaskStatus
@@ -670,504 +617,321 @@ class TaskStatusUpdateEvent(_TaskStatusUpdateEventRequired, total=False):
     metadata: dict[str, Any]
 
 
-SCHEMA = Schema(
-    {
-        "google.protobuf.Empty": (),
-        "lf.a2a.v1.APIKeySecurityScheme": (
-            FieldRule("description", "description", "string"),
-            FieldRule("location", "location", "string", required=True),
-            FieldRule("name", "name", "string", required=True),
+_MESSAGES: dict[str, tuple[FieldRule, ...]] = {
+    "google.protobuf.Empty": (),
+    "lf.a2a.v1.APIKeySecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("location", "string", required=True),
+        FieldRule("name", "string", required=True),
+    ),
+    "lf.a2a.v1.AgentCapabilities": (
+        FieldRule("streaming", "bool"),
+        FieldRule("push_notifications", "bool"),
+        FieldRule("extensions", "message", "AgentExtension", repeated=True),
+        FieldRule("extended_agent_card", "bool"),
+    ),
+    "lf.a2a.v1.AgentCard": (
+        FieldRule("name", "string", required=True),
+        FieldRule("description", "string", required=True),
+        FieldRule(
+            "supported_interfaces",
+            "message",
+            "AgentInterface",
+            repeated=True,
+            required=True,
         ),
-        "lf.a2a.v1.AgentCapabilities": (
-            FieldRule("streaming", "streaming", "bool"),
-            FieldRule("pushNotifications", "push_notifications", "bool"),
-            FieldRule(
-                "extensions",
-                "extensions",
-                "message",
-                "lf.a2a.v1.AgentExtension",
-                repeated=True,
-            ),
-            FieldRule("extendedAgentCard", "extended_agent_card", "bool"),
+        FieldRule("provider", "message", "AgentProvider"),
+        FieldRule("version", "string", required=True),
+        FieldRule("documentation_url", "string"),
+        FieldRule("capabilities", "message", "AgentCapabilities", required=True),
+        FieldRule("security_schemes", "message", "SecurityScheme", map_key="string"),
+        FieldRule(
+            "security_requirements", "message", "SecurityRequirement", repeated=True
         ),
-        "lf.a2a.v1.AgentCard": (
-            FieldRule("name", "name", "string", required=True),
-            FieldRule("description", "description", "string", required=True),
-            FieldRule(
-                "supportedInterfaces",
-                "supported_interfaces",
-                "message",
-                "lf.a2a.v1.AgentInterface",
-                repeated=True,
-                required=True,
-            ),
-            FieldRule("provider", "provider", "message", "lf.a2a.v1.AgentProvider"),
-            FieldRule("version", "version", "string", required=True),
-            FieldRule("documentationUrl", "documentation_url", "string"),
-            FieldRule(
-                "capabilities",
-                "capabilities",
-                "message",
-                "lf.a2a.v1.AgentCapabilities",
-                required=True,
-            ),
-            FieldRule(
-                "securitySchemes",
-                "security_schemes",
-                "message",
-                "lf.a2a.v1.SecurityScheme",
-                map_key="string",
-            ),
-            FieldRule(
-                "securityRequirements",
-                "security_requirements",
-                "message",
-                "lf.a2a.v1.SecurityRequirement",
-                repeated=True,
-            ),
-            FieldRule(
-                "defaultInputModes",
-                "default_input_modes",
-                "string",
-                repeated=True,
-                required=True,
-            ),
-            FieldRule(
-                "defaultOutputModes",
-                "default_output_modes",
-                "string",
-                repeated=True,
-                required=True,
-            ),
-            FieldRule(
-                "skills",
-                "skills",
-                "message",
-                "lf.a2a.v1.AgentSkill",
-                repeated=True,
-                required=True,
-            ),
-            FieldRule(
-                "signatures",
-                "signatures",
-                "message",
-                "lf.a2a.v1.AgentCardSignature",
-                repeated=True,
-            ),
-            FieldRule("iconUrl", "icon_url", "string"),
+        FieldRule("default_input_modes", "string", repeated=True, required=True),
+        FieldRule("default_output_modes", "string", repeated=True, required=True),
+        FieldRule("skills", "message", "AgentSkill", repeated=True, required=True),
+        FieldRule("signatures", "message", "AgentCardSignature", repeated=True),
+        FieldRule("icon_url", "string"),
+    ),
+    "lf.a2a.v1.AgentCardSignature": (
+        FieldRule("protected", "string", required=True),
+        FieldRule("signature", "string", required=True),
+        FieldRule("header", "struct"),
+    ),
+    "lf.a2a.v1.AgentExtension": (
+        FieldRule("uri", "string"),
+        FieldRule("description", "string"),
+        FieldRule("required", "bool"),
+        FieldRule("params", "struct"),
+    ),
+    "lf.a2a.v1.AgentInterface": (
+        FieldRule("url", "string", required=True),
+        FieldRule("protocol_binding", "string", required=True),
+        FieldRule("tenant", "string"),
+        FieldRule("protocol_version", "string", required=True),
+    ),
+    "lf.a2a.v1.AgentProvider": (
+        FieldRule("url", "string", required=True),
+        FieldRule("organization", "string", required=True),
+    ),
+    "lf.a2a.v1.AgentSkill": (
+        FieldRule("id", "string", required=True),
+        FieldRule("name", "string", required=True),
+        FieldRule("description", "string", required=True),
+        FieldRule("tags", "string", repeated=True, required=True),
+        FieldRule("examples", "string", repeated=True),
+        FieldRule("input_modes", "string", repeated=True),
+        FieldRule("output_modes", "string", repeated=True),
+        FieldRule(
+            "security_requirements", "message", "SecurityRequirement", repeated=True
         ),
-        "lf.a2a.v1.AgentCardSignature": (
-            FieldRule("protected", "protected", "string", required=True),
-            FieldRule("signature", "signature", "string", required=True),
-            FieldRule("header", "header", "struct"),
+    ),
+    "lf.a2a.v1.Artifact": (
+        FieldRule("artifact_id", "string", required=True),
+        FieldRule("name", "string"),
+        FieldRule("description", "string"),
+        FieldRule("parts", "message", "Part", repeated=True, required=True),
+        FieldRule("metadata", "struct"),
+        FieldRule("extensions", "string", repeated=True),
+    ),
+    "lf.a2a.v1.AuthenticationInfo": (
+        FieldRule("scheme", "string", required=True),
+        FieldRule("credentials", "string"),
+    ),
+    "lf.a2a.v1.AuthorizationCodeOAuthFlow": (
+        FieldRule("authorization_url", "string", required=True),
+        FieldRule("token_url", "string", required=True),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+        FieldRule("pkce_required", "bool"),
+    ),
+    "lf.a2a.v1.CancelTaskRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("id", "string", required=True),
+        FieldRule("metadata", "struct"),
+    ),
+    "lf.a2a.v1.ClientCredentialsOAuthFlow": (
+        FieldRule("token_url", "string", required=True),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("task_id", "string", required=True),
+        FieldRule("id", "string", required=True),
+    ),
+    "lf.a2a.v1.DeviceCodeOAuthFlow": (
+        FieldRule("device_authorization_url", "string", required=True),
+        FieldRule("token_url", "string", required=True),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "lf.a2a.v1.GetExtendedAgentCardRequest": (FieldRule("tenant", "string"),),
+    "lf.a2a.v1.GetTaskPushNotificationConfigRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("task_id", "string", required=True),
+        FieldRule("id", "string", required=True),
+    ),
+    "lf.a2a.v1.GetTaskRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("id", "string", required=True),
+        FieldRule("history_length", "int32"),
+    ),
+    "lf.a2a.v1.HTTPAuthSecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("scheme", "string", required=True),
+        FieldRule("bearer_format", "string"),
+    ),
+    "lf.a2a.v1.ImplicitOAuthFlow": (
+        FieldRule("authorization_url", "string"),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "lf.a2a.v1.ListTaskPushNotificationConfigsRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("task_id", "string", required=True),
+        FieldRule("page_size", "int32"),
+        FieldRule("page_token", "string"),
+    ),
+    "lf.a2a.v1.ListTaskPushNotificationConfigsResponse": (
+        FieldRule("configs", "message", "TaskPushNotificationConfig", repeated=True),
+        FieldRule("next_page_token", "string"),
+    ),
+    "lf.a2a.v1.ListTasksRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("context_id", "string"),
+        FieldRule("status", "enum", "TaskState"),
+        FieldRule("page_size", "int32"),
+        FieldRule("page_token", "string"),
+        FieldRule("history_length", "int32"),
+        FieldRule("status_timestamp_after", "timestamp"),
+        FieldRule("include_artifacts", "bool"),
+    ),
+    "lf.a2a.v1.ListTasksResponse": (
+        FieldRule("tasks", "message", "Task", repeated=True, required=True),
+        FieldRule("next_page_token", "string", required=True),
+        FieldRule("page_size", "int32", required=True),
+        FieldRule("total_size", "int32", required=True),
+    ),
+    "lf.a2a.v1.Message": (
+        FieldRule("message_id", "string", required=True),
+        FieldRule("context_id", "string"),
+        FieldRule("task_id", "string"),
+        FieldRule("role", "enum", "Role", required=True),
+        FieldRule("parts", "message", "Part", repeated=True, required=True),
+        FieldRule("metadata", "struct"),
+        FieldRule("extensions", "string", repeated=True),
+        FieldRule("reference_task_ids", "string", repeated=True),
+    ),
+    "lf.a2a.v1.MutualTlsSecurityScheme": (FieldRule("description", "string"),),
+    "lf.a2a.v1.OAuth2SecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("flows", "message", "OAuthFlows", required=True),
+        FieldRule("oauth2_metadata_url", "string"),
+    ),
+    "lf.a2a.v1.OAuthFlows": (
+        FieldRule(
+            "authorization_code", "message", "AuthorizationCodeOAuthFlow", oneof="flow"
         ),
-        "lf.a2a.v1.AgentExtension": (
-            FieldRule("uri", "uri", "string"),
-            FieldRule("description", "description", "string"),
-            FieldRule("required", "required", "bool"),
-            FieldRule("params", "params", "struct"),
+        FieldRule(
+            "client_credentials", "message", "ClientCredentialsOAuthFlow", oneof="flow"
         ),
-        "lf.a2a.v1.AgentInterface": (
-            FieldRule("url", "url", "string", required=True),
-            FieldRule("protocolBinding", "protocol_binding", "string", required=True),
-            FieldRule("tenant", "tenant", "string"),
-            FieldRule("protocolVersion", "protocol_version", "string", required=True),
+        FieldRule("implicit", "message", "ImplicitOAuthFlow", oneof="flow"),
+        FieldRule("password", "message", "PasswordOAuthFlow", oneof="flow"),
+        FieldRule("device_code", "message", "DeviceCodeOAuthFlow", oneof="flow"),
+    ),
+    "lf.a2a.v1.OpenIdConnectSecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("open_id_connect_url", "string", required=True),
+    ),
+    "lf.a2a.v1.Part": (
+        FieldRule("text", "string", oneof="content"),
+        FieldRule("raw", "bytes", oneof="content"),
+        FieldRule("url", "string", oneof="content"),
+        FieldRule("data", "value", oneof="content"),
+        FieldRule("metadata", "struct"),
+        FieldRule("filename", "string"),
+        FieldRule("media_type", "string"),
+    ),
+    "lf.a2a.v1.PasswordOAuthFlow": (
+        FieldRule("token_url", "string"),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "lf.a2a.v1.SecurityRequirement": (
+        FieldRule("schemes", "message", "StringList", map_key="string"),
+    ),
+    "lf.a2a.v1.SecurityScheme": (
+        FieldRule(
+            "api_key_security_scheme", "message", "APIKeySecurityScheme", oneof="scheme"
         ),
-        "lf.a2a.v1.AgentProvider": (
-            FieldRule("url", "url", "string", required=True),
-            FieldRule("organization", "organization", "string", required=True),
+        FieldRule(
+            "http_auth_security_scheme",
+            "message",
+            "HTTPAuthSecurityScheme",
+            oneof="scheme",
         ),
-        "lf.a2a.v1.AgentSkill": (
-            FieldRule("id", "id", "string", required=True),
-            FieldRule("name", "name", "string", required=True),
-            FieldRule("description", "description", "string", required=True),
-            FieldRule("tags", "tags", "string", repeated=True, required=True),
-            FieldRule("examples", "examples", "string", repeated=True),
-            FieldRule("inputModes", "input_modes", "string", repeated=True),
-            FieldRule("outputModes", "output_modes", "string", repeated=True),
-            FieldRule(
-                "securityRequirements",
-                "security_requirements",
-                "message",
-                "lf.a2a.v1.SecurityRequirement",
-                repeated=True,
-            ),
+        FieldRule(
+            "oauth2_security_scheme", "message", "OAuth2SecurityScheme", oneof="scheme"
         ),
-        "lf.a2a.v1.Artifact": (
-            FieldRule("artifactId", "artifact_id", "string", required=True),
-            FieldRule("name", "name", "string"),
-            FieldRule("description", "description", "string"),
-            FieldRule(
-                "parts",
-                "parts",
-                "message",
-                "lf.a2a.v1.Part",
-                repeated=True,
-                required=True,
-            ),
-            FieldRule("metadata", "metadata", "struct"),
-            FieldRule("extensions", "extensions", "string", repeated=True),
+        FieldRule(
+            "open_id_connect_security_scheme",
+            "message",
+            "OpenIdConnectSecurityScheme",
+            oneof="scheme",
         ),
-        "lf.a2a.v1.AuthenticationInfo": (
-            FieldRule("scheme", "scheme", "string", required=True),
-            FieldRule("credentials", "credentials", "string"),
+        FieldRule(
+            "mtls_security_scheme", "message", "MutualTlsSecurityScheme", oneof="scheme"
         ),
-        "lf.a2a.v1.AuthorizationCodeOAuthFlow": (
-            FieldRule("authorizationUrl", "authorization_url", "string", required=True),
-            FieldRule("tokenUrl", "token_url", "string", required=True),
-            FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", map_key="string"),
-            FieldRule("pkceRequired", "pkce_required", "bool"),
+    ),
+    "lf.a2a.v1.SendMessageConfiguration": (
+        FieldRule("accepted_output_modes", "string", repeated=True),
+        FieldRule(
+            "task_push_notification_config", "message", "TaskPushNotificationConfig"
         ),
-        "lf.a2a.v1.CancelTaskRequest": (
-            FieldRule("tenant", "tenant", "string"),
-            FieldRule("id", "id", "string", required=True),
-            FieldRule("metadata", "metadata", "struct"),
+        FieldRule("history_length", "int32"),
+        FieldRule("return_immediately", "bool"),
+    ),
+    "lf.a2a.v1.SendMessageRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("message", "message", "Message", required=True),
+        FieldRule("configuration", "message", "SendMessageConfiguration"),
+        FieldRule("metadata", "struct"),
+    ),
+    "lf.a2a.v1.SendMessageResponse": (
+        FieldRule("task", "message", "Task", oneof="payload"),
+        FieldRule("message", "message", "Message", oneof="payload"),
+    ),
+    "lf.a2a.v1.StreamResponse": (
+        FieldRule("task", "message", "Task", oneof="payload"),
+        FieldRule("message", "message", "Message", oneof="payload"),
+        FieldRule("status_update", "message", "TaskStatusUpdateEvent", oneof="payload"),
+        FieldRule(
+            "artifact_update", "message", "TaskArtifactUpdateEvent", oneof="payload"
         ),
-        "lf.a2a.v1.ClientCredentialsOAuthFlow": (
-            FieldRule("tokenUrl", "token_url", "string", required=True),
-            FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", map_key="string"),
-        ),
-        "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest": (
-            FieldRule("tenant", "tenant", "string"),
-            FieldRule("taskId", "task_id", "string", required=True),
-            FieldRule("id", "id", "string", required=True),
-        ),
-        "lf.a2a.v1.DeviceCodeOAuthFlow": (
-            FieldRule(
-                "deviceAuthorizationUrl",
-                "device_authorization_url",
-                "string",
-                required=True,
-            ),
-            FieldRule("tokenUrl", "token_url", "string", required=True),
-            FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", map_key="string"),
-        ),
-        "lf.a2a.v1.GetExtendedAgentCardRequest": (
-            FieldRule("tenant", "tenant", "string"),
-        ),
-        "lf.a2a.v1.GetTaskPushNotificationConfigRequest": (
-            FieldRule("tenant", "tenant", "string"),
-            FieldRule("taskId", "task_id", "string", required=True),
-            FieldRule("id", "id", "string", required=True),
-        ),
-        "lf.a2a.v1.GetTaskRequest": (
-            FieldRule("tenant", "tenant", "string"),
-            FieldRule("id", "id", "string", required=True),
-            FieldRule("historyLength", "history_length", "int32"),
-        ),
-        "lf.a2a.v1.HTTPAuthSecurityScheme": (
-            FieldRule("description", "description", "string"),
-            FieldRule("scheme", "scheme", "string", required=True),
-            FieldRule("bearerFormat", "bearer_format", "string"),
-        ),
-        "lf.a2a.v1.ImplicitOAuthFlow": (
-            FieldRule("authorizationUrl", "authorization_url", "string"),
-            FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", map_key="string"),
-        ),
-        "lf.a2a.v1.ListTaskPushNotificationConfigsRequest": (
-            FieldRule("tenant", "tenant", "string"),
-            FieldRule("taskId", "task_id", "string", required=True),
-            FieldRule("pageSize", "page_size", "int32"),
-            FieldRule("pageToken", "page_token", "string"),
-        ),
-        "lf.a2a.v1.ListTaskPushNotificationConfigsResponse": (
-            FieldRule(
-                "configs",
-                "configs",
-                "message",
-                "lf.a2a.v1.TaskPushNotificationConfig",
-                repeated=True,
-            ),
-            FieldRule("nextPageToken", "next_page_token", "string"),
-        ),
-        "lf.a2a.v1.ListTasksRequest": (
-            FieldRule("tenant", "tenant", "string"),
-            FieldRule("contextId", "context_id", "string"),
-            FieldRule("status", "status", "enum", "lf.a2a.v1.TaskState"),
-            FieldRule("pageSize", "page_size", "int32"),
-            FieldRule("pageToken", "page_token", "string"),
-            FieldRule("historyLength", "history_length", "int32"),
-            FieldRule("statusTimestampAfter", "status_timestamp_after", "timestamp"),
-            FieldRule("includeArtifacts", "include_artifacts", "bool"),
-        ),
-        "lf.a2a.v1.ListTasksResponse": (
-            FieldRule(
-                "tasks",
-                "tasks",
-                "message",
-                "lf.a2a.v1.Task",
-                repeated=True,
-                required=True,
-            ),
-            FieldRule("nextPageToken", "next_page_token", "string", required=True),
-            FieldRule("pageSize", "page_size", "int32", required=True),
-            FieldRule("totalSize", "total_size", "int32", required=True),
-        ),
-        "lf.a2a.v1.Message": (
-            FieldRule("messageId", "message_id", "string", required=True),
-            FieldRule("contextId", "context_id", "string"),
-            FieldRule("taskId", "task_id", "string"),
-            FieldRule("role", "role", "enum", "lf.a2a.v1.Role", required=True),
-            FieldRule(
-                "parts",
-                "parts",
-                "message",
-                "lf.a2a.v1.Part",
-                repeated=True,
-                required=True,
-            ),
-            FieldRule("metadata", "metadata", "struct"),
-            FieldRule("extensions", "extensions", "string", repeated=True),
-            FieldRule(
-                "referenceTaskIds", "reference_task_ids", "string", repeated=True
-            ),
-        ),
-        "lf.a2a.v1.MutualTlsSecurityScheme": (
-            FieldRule("description", "description", "string"),
-        ),
-        "lf.a2a.v1.OAuth2SecurityScheme": (
-            FieldRule("description", "description", "string"),
-            FieldRule(
-                "flows", "flows", "message", "lf.a2a.v1.OAuthFlows", required=True
-            ),
-            FieldRule("oauth2MetadataUrl", "oauth2_metadata_url", "string"),
-        ),
-        "lf.a2a.v1.OAuthFlows": (
-            FieldRule(
-                "authorizationCode",
-                "authorization_code",
-                "message",
-                "lf.a2a.v1.AuthorizationCodeOAuthFlow",
-                oneof="flow",
-            ),
-            FieldRule(
-                "clientCredentials",
-                "client_credentials",
-                "message",
-                "lf.a2a.v1.ClientCredentialsOAuthFlow",
-                oneof="flow",
-            ),
-            FieldRule(
-                "implicit",
-                "implicit",
-                "message",
-                "lf.a2a.v1.ImplicitOAuthFlow",
-                oneof="flow",
-            ),
-            FieldRule(
-                "password",
-                "password",
-                "message",
-                "lf.a2a.v1.PasswordOAuthFlow",
-                oneof="flow",
-            ),
-            FieldRule(
-                "deviceCode",
-                "device_code",
-                "message",
-                "lf.a2a.v1.DeviceCodeOAuthFlow",
-                oneof="flow",
-            ),
-        ),
-        "lf.a2a.v1.OpenIdConnectSecurityScheme": (
-            FieldRule("description", "description", "string"),
-            FieldRule(
-                "openIdConnectUrl", "open_id_connect_url", "string", required=True
-            ),
-        ),
-        "lf.a2a.v1.Part": (
-            FieldRule("text", "text", "string", oneof="content"),
-            FieldRule("raw", "raw", "bytes", oneof="content"),
-            FieldRule("url", "url", "string", oneof="content"),
-            FieldRule("data", "data", "value", oneof="content"),
-            FieldRule("metadata", "metadata", "struct"),
-            FieldRule("filename", "filename", "string"),
-            FieldRule("mediaType", "media_type", "string"),
-        ),
-        "lf.a2a.v1.PasswordOAuthFlow": (
-            FieldRule("tokenUrl", "token_url", "string"),
-            FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", map_key="string"),
-        ),
-        "lf.a2a.v1.SecurityRequirement": (
-            FieldRule(
-                "schemes",
-                "schemes",
-                "message",
-                "lf.a2a.v1.StringList",
-                map_key="string",
-            ),
-        ),
-        "lf.a2a.v1.SecurityScheme": (
-            FieldRule(
-                "apiKeySecurityScheme",
-                "api_key_security_scheme",
-                "message",
-                "lf.a2a.v1.APIKeySecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "httpAuthSecurityScheme",
-                "http_auth_security_scheme",
-                "message",
-                "lf.a2a.v1.HTTPAuthSecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "oauth2SecurityScheme",
-                "oauth2_security_scheme",
-                "message",
-                "lf.a2a.v1.OAuth2SecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "openIdConnectSecurityScheme",
-                "open_id_connect_security_scheme",
-                "message",
-                "lf.a2a.v1.OpenIdConnectSecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "mtlsSecurityScheme",
-                "mtls_security_scheme",
-                "message",
-                "lf.a2a.v1.MutualTlsSecurityScheme",
-                oneof="scheme",
-            ),
-        ),
-        "lf.a2a.v1.SendMessageConfiguration": (
-            FieldRule(
-                "acceptedOutputModes", "accepted_output_modes", "string", repeated=True
-            ),
-            FieldRule(
-                "taskPushNotificationConfig",
-                "task_push_notification_config",
-                "message",
-                "lf.a2a.v1.TaskPushNotificationConfig",
-            ),
-            FieldRule("historyLength", "history_length", "int32"),
-            FieldRule("returnImmediately", "return_immediately", "bool"),
-        ),
-        "lf.a2a.v1.SendMessageRequest": (
-            FieldRule("tenant", "tenant", "string"),
-            FieldRule(
-                "message", "message", "message", "lf.a2a.v1.Message", required=True
-            ),
-            FieldRule(
-                "configuration",
-                "configuration",
-                "message",
-                "lf.a2a.v1.SendMessageConfiguration",
-            ),
-            FieldRule("metadata", "metadata", "struct"),
-        ),
-        "lf.a2a.v1.SendMessageResponse": (
-            FieldRule("task", "task", "message", "lf.a2a.v1.Task", oneof="payload"),
-            FieldRule(
-                "message", "message", "message", "lf.a2a.v1.Message", oneof="payload"
-            ),
-        ),
-        "lf.a2a.v1.StreamResponse": (
-            FieldRule("task", "task", "message", "lf.a2a.v1.Task", oneof="payload"),
-            FieldRule(
-                "message", "message", "message", "lf.a2a.v1.Message", oneof="payload"
-            ),
-            FieldRule(
-                "statusUpdate",
-                "status_update",
-                "message",
-                "lf.a2a.v1.TaskStatusUpdateEvent",
-                oneof="payload",
-            ),
-            FieldRule(
-                "artifactUpdate",
-                "artifact_update",
-                "message",
-                "lf.a2a.v1.TaskArtifactUpdateEvent",
-                oneof="payload",
-            ),
-        ),
-        "lf.a2a.v1.StringList": (FieldRule("list", "list", "string", repeated=True),),
-        "lf.a2a.v1.SubscribeToTaskRequest": (
-            FieldRule("tenant", "tenant", "string"),
-            FieldRule("id", "id", "string", required=True),
-        ),
-        "lf.a2a.v1.Task": (
-            FieldRule("id", "id", "string", required=True),
-            FieldRule("contextId", "context_id", "string"),
-            FieldRule(
-                "status", "status", "message", "lf.a2a.v1.TaskStatus", required=True
-            ),
-            FieldRule(
-                "artifacts", "artifacts", "message", "lf.a2a.v1.Artifact", repeated=True
-            ),
-            FieldRule(
-                "history", "history", "message", "lf.a2a.v1.Message", repeated=True
-            ),
-            FieldRule("metadata", "metadata", "struct"),
-        ),
-        "lf.a2a.v1.TaskArtifactUpdateEvent": (
-            FieldRule("taskId", "task_id", "string", required=True),
-            FieldRule("contextId", "context_id", "string", required=True),
-            FieldRule(
-                "artifact", "artifact", "message", "lf.a2a.v1.Artifact", required=True
-            ),
-            FieldRule("append", "append", "bool"),
-            FieldRule("lastChunk", "last_chunk", "bool"),
-            FieldRule("metadata", "metadata", "struct"),
-        ),
-        "lf.a2a.v1.TaskPushNotificationConfig": (
-            FieldRule("tenant", "tenant", "string"),
-            FieldRule("id", "id", "string"),
-            FieldRule("taskId", "task_id", "string"),
-            FieldRule("url", "url", "string", required=True),
-            FieldRule("token", "token", "string"),
-            FieldRule(
-                "authentication",
-                "authentication",
-                "message",
-                "lf.a2a.v1.AuthenticationInfo",
-            ),
-        ),
-        "lf.a2a.v1.TaskStatus": (
-            FieldRule("state", "state", "enum", "lf.a2a.v1.TaskState", required=True),
-            FieldRule("message", "message", "message", "lf.a2a.v1.Message"),
-            FieldRule("timestamp", "timestamp", "timestamp"),
-        ),
-        "lf.a2a.v1.TaskStatusUpdateEvent": (
-            FieldRule("taskId", "task_id", "string", required=True),
-            FieldRule("contextId", "context_id", "string", required=True),
-            FieldRule(
-                "status", "status", "message", "lf.a2a.v1.TaskStatus", required=True
-            ),
-            FieldRule("metadata", "metadata", "struct"),
-        ),
-    },
-    {
-        "lf.a2a.v1.Role": (
-            ("ROLE_UNSPECIFIED", 0),
-            ("ROLE_USER", 1),
-            ("ROLE_AGENT", 2),
-        ),
-        "lf.a2a.v1.TaskState": (
-            ("TASK_STATE_UNSPECIFIED", 0),
-            ("TASK_STATE_SUBMITTED", 1),
-            ("TASK_STATE_WORKING", 2),
-            ("TASK_STATE_COMPLETED", 3),
-            ("TASK_STATE_FAILED", 4),
-            ("TASK_STATE_CANCELED", 5),
-            ("TASK_STATE_INPUT_REQUIRED", 6),
-            ("TASK_STATE_REJECTED", 7),
-            ("TASK_STATE_AUTH_REQUIRED", 8),
-        ),
-    },
-)
-"""Every message's fields (json and proto name, ProtoJSON kind, type, repeated, map
-key kind, REQUIRED, oneof) and every enum's values, as validation reads them."""
+    ),
+    "lf.a2a.v1.StringList": (FieldRule("list", "string", repeated=True),),
+    "lf.a2a.v1.SubscribeToTaskRequest": (
+        FieldRule("tenant", "string"),
+        FieldRule("id", "string", required=True),
+    ),
+    "lf.a2a.v1.Task": (
+        FieldRule("id", "string", required=True),
+        FieldRule("context_id", "string"),
+        FieldRule("status", "message", "TaskStatus", required=True),
+        FieldRule("artifacts", "message", "Artifact", repeated=True),
+        FieldRule("history", "message", "Message", repeated=True),
+        FieldRule("metadata", "struct"),
+    ),
+    "lf.a2a.v1.TaskArtifactUpdateEvent": (
+        FieldRule("task_id", "string", required=True),
+        FieldRule("context_id", "string", required=True),
+        FieldRule("artifact", "message", "Artifact", required=True),
+        FieldRule("append", "bool"),
+        FieldRule("last_chunk", "bool"),
+        FieldRule("metadata", "struct"),
+    ),
+    "lf.a2a.v1.TaskPushNotificationConfig": (
+        FieldRule("tenant", "string"),
+        FieldRule("id", "string"),
+        FieldRule("task_id", "string"),
+        FieldRule("url", "string", required=True),
+        FieldRule("token", "string"),
+        FieldRule("authentication", "message", "AuthenticationInfo"),
+    ),
+    "lf.a2a.v1.TaskStatus": (
+        FieldRule("state", "enum", "TaskState", required=True),
+        FieldRule("message", "message", "Message"),
+        FieldRule("timestamp", "timestamp"),
+    ),
+    "lf.a2a.v1.TaskStatusUpdateEvent": (
+        FieldRule("task_id", "string", required=True),
+        FieldRule("context_id", "string", required=True),
+        FieldRule("status", "message", "TaskStatus", required=True),
+        FieldRule("metadata", "struct"),
+    ),
+}
+
+_ENUMS: dict[str, tuple[tuple[str, int], ...]] = {
+    "lf.a2a.v1.Role": (("ROLE_UNSPECIFIED", 0), ("ROLE_USER", 1), ("ROLE_AGENT", 2)),
+    "lf.a2a.v1.TaskState": (
+        ("TASK_STATE_UNSPECIFIED", 0),
+        ("TASK_STATE_SUBMITTED", 1),
+        ("TASK_STATE_WORKING", 2),
+        ("TASK_STATE_COMPLETED", 3),
+        ("TASK_STATE_FAILED", 4),
+        ("TASK_STATE_CANCELED", 5),
+        ("TASK_STATE_INPUT_REQUIRED", 6),
+        ("TASK_STATE_REJECTED", 7),
+        ("TASK_STATE_AUTH_REQUIRED", 8),
+    ),
+}
+SCHEMA = Schema(_MESSAGES, _ENUMS, package="lf.a2a.v1")
+"""Every message's fields (proto name, ProtoJSON kind, type, the json name where it is
+not protoc's default, repeated, map key kind, REQUIRED, oneof) and every enum's values,
+as validation reads them. A type of the proto's package is named within it, as the
+proto names it."""
 
 
 def validate(

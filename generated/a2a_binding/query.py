@@ -121,49 +121,40 @@ class DeleteTaskPushNotificationConfigQuery(TypedDict, total=False):
 CODECS = QueryCodecs(
     {
         "GetTask": (
-            Param(("tenant",), ("tenant",), "string", False, "", ""),
-            Param(("id",), ("id",), "string", False, "", ""),
-            Param(("historyLength",), ("history_length",), "int32", False, "", ""),
+            Param(("tenant",), ("tenant",), "string"),
+            Param(("id",), ("id",), "string"),
+            Param(("historyLength",), ("history_length",), "int32"),
         ),
         "ListTasks": (
-            Param(("tenant",), ("tenant",), "string", False, "", ""),
-            Param(("contextId",), ("context_id",), "string", False, "", ""),
-            Param(("status",), ("status",), "enum", False, "lf.a2a.v1.TaskState", ""),
-            Param(("pageSize",), ("page_size",), "int32", False, "", ""),
-            Param(("pageToken",), ("page_token",), "string", False, "", ""),
-            Param(("historyLength",), ("history_length",), "int32", False, "", ""),
-            Param(
-                ("statusTimestampAfter",),
-                ("status_timestamp_after",),
-                "timestamp",
-                False,
-                "",
-                "",
-            ),
-            Param(("includeArtifacts",), ("include_artifacts",), "bool", False, "", ""),
+            Param(("tenant",), ("tenant",), "string"),
+            Param(("contextId",), ("context_id",), "string"),
+            Param(("status",), ("status",), "enum", enum="lf.a2a.v1.TaskState"),
+            Param(("pageSize",), ("page_size",), "int32"),
+            Param(("pageToken",), ("page_token",), "string"),
+            Param(("historyLength",), ("history_length",), "int32"),
+            Param(("statusTimestampAfter",), ("status_timestamp_after",), "timestamp"),
+            Param(("includeArtifacts",), ("include_artifacts",), "bool"),
         ),
         "SubscribeToTask": (
-            Param(("tenant",), ("tenant",), "string", False, "", ""),
-            Param(("id",), ("id",), "string", False, "", ""),
+            Param(("tenant",), ("tenant",), "string"),
+            Param(("id",), ("id",), "string"),
         ),
         "GetTaskPushNotificationConfig": (
-            Param(("tenant",), ("tenant",), "string", False, "", ""),
-            Param(("taskId",), ("task_id",), "string", False, "", ""),
-            Param(("id",), ("id",), "string", False, "", ""),
+            Param(("tenant",), ("tenant",), "string"),
+            Param(("taskId",), ("task_id",), "string"),
+            Param(("id",), ("id",), "string"),
         ),
         "ListTaskPushNotificationConfigs": (
-            Param(("tenant",), ("tenant",), "string", False, "", ""),
-            Param(("taskId",), ("task_id",), "string", False, "", ""),
-            Param(("pageSize",), ("page_size",), "int32", False, "", ""),
-            Param(("pageToken",), ("page_token",), "string", False, "", ""),
+            Param(("tenant",), ("tenant",), "string"),
+            Param(("taskId",), ("task_id",), "string"),
+            Param(("pageSize",), ("page_size",), "int32"),
+            Param(("pageToken",), ("page_token",), "string"),
         ),
-        "GetExtendedAgentCard": (
-            Param(("tenant",), ("tenant",), "string", False, "", ""),
-        ),
+        "GetExtendedAgentCard": (Param(("tenant",), ("tenant",), "string"),),
         "DeleteTaskPushNotificationConfig": (
-            Param(("tenant",), ("tenant",), "string", False, "", ""),
-            Param(("taskId",), ("task_id",), "string", False, "", ""),
-            Param(("id",), ("id",), "string", False, "", ""),
+            Param(("tenant",), ("tenant",), "string"),
+            Param(("taskId",), ("task_id",), "string"),
+            Param(("id",), ("id",), "string"),
         ),
     },
     {
@@ -203,17 +194,7 @@ CODECS = QueryCodecs(
 """Every rpc's query parameters, the enums they use, and the request fields of the rpcs
 whose routes take the whole request as the body."""
 
-RPCS = frozenset(
-    {
-        "GetTask",
-        "ListTasks",
-        "SubscribeToTask",
-        "GetTaskPushNotificationConfig",
-        "ListTaskPushNotificationConfigs",
-        "GetExtendedAgentCard",
-        "DeleteTaskPushNotificationConfig",
-    }
-)
+RPCS: frozenset[str] = CODECS.rpcs
 """The rpcs whose routes carry a query string."""
 
 
@@ -319,23 +300,18 @@ def decode(
 
 
 @overload
+def encode(rpc: Literal["GetTask"], request: GetTaskQuery) -> list[tuple[str, str]]: ...
+
+
+@overload
 def encode(
-    rpc: Literal["GetTask"],
-    request: GetTaskQuery,
+    rpc: Literal["ListTasks"], request: ListTasksQuery
 ) -> list[tuple[str, str]]: ...
 
 
 @overload
 def encode(
-    rpc: Literal["ListTasks"],
-    request: ListTasksQuery,
-) -> list[tuple[str, str]]: ...
-
-
-@overload
-def encode(
-    rpc: Literal["SubscribeToTask"],
-    request: SubscribeToTaskQuery,
+    rpc: Literal["SubscribeToTask"], request: SubscribeToTaskQuery
 ) -> list[tuple[str, str]]: ...
 
 
@@ -355,8 +331,7 @@ def encode(
 
 @overload
 def encode(
-    rpc: Literal["GetExtendedAgentCard"],
-    request: GetExtendedAgentCardQuery,
+    rpc: Literal["GetExtendedAgentCard"], request: GetExtendedAgentCardQuery
 ) -> list[tuple[str, str]]: ...
 
 

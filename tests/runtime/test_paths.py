@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from codegen.http_rule import PathTemplate, SegmentKind, parse_template, precedence
+from codegen.model.naming import proto_json_name
 from codegen.runtime import _paths
 from codegen.runtime._paths import (
     Capture,
@@ -1325,3 +1326,50 @@ def test_build_tries_the_bindings_in_order() -> None:
     # and the first binding's error is the one raised.
     with pytest.raises(ValueError, match="'name' is missing"):
         table.build("Get", {"id": "i"}, tenant="t")
+
+
+@pytest.mark.parametrize(
+    "template",
+    sorted({spec.template for spec in A2A_LIKE})
+    + ["/", "/tasks/{task_id}/runs/{run.page_id=pages/*}:go", "/a/{deep_path=x/**}"],
+)
+def test_template_fields_read_what_the_generator_prints(template: str) -> None:
+    # What routes.py leaves out of a row, route() reads in the template: the same
+    # segments, verb, fields, captures and client pieces as the generator's parser
+    # gives, with protoc's json names.
+    parsed = parse_template(template)
+
+    def json(path: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(proto_json_name(step) for step in path)
+
+    captures = tuple(
+        Capture(
+            ".".join(json(v.field_path)),
+            v.start,
+            v.start + 1 if v.single_segment else v.end,
+            v.single_segment,
+        )
+        for v in parsed.variables
+    )
+    pieces = tuple(
+        (
+            piece
+            if isinstance(piece, str)
+            else ClientPiece(
+                ".".join(json(piece.field_path)),
+                json(piece.field_path),
+                piece.single_segment,
+            )
+        )
+        for piece in parsed.pieces
+    )
+    fields = _paths.template_fields(template, client=True)
+    assert fields.pop("pieces", ()) == (pieces if captures else ())
+    assert fields == {
+        "segments": tuple(str(s) for s in parsed.segments),
+        "custom_verb": parsed.verb or "",
+        "path_fields": tuple(capture.field for capture in captures),
+        "captures": captures,
+        "tenant": captures[:1] == (Capture("tenant", 0, 1),),
+    }
+    assert "pieces" not in _paths.template_fields(template)

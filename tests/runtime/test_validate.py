@@ -17,65 +17,65 @@ R = FieldRule
 SCHEMA = Schema(
     {
         "t.All": (
-            R("text", "text", "string"),
-            R("blob", "blob", "bytes"),
-            R("flag", "flag", "bool"),
-            R("i32", "i32", "int32"),
-            R("u32", "u32", "uint32"),
-            R("i64", "i64", "int64"),
-            R("u64", "u64", "uint64"),
-            R("flt", "flt", "float"),
-            R("dbl", "dbl", "double"),
-            R("shade", "shade", "enum", "t.Shade"),
-            R("at", "at", "timestamp"),
-            R("wait", "wait", "duration"),
-            R("mask", "mask", "field_mask"),
-            R("extra", "extra", "struct"),
-            R("value", "value", "value"),
-            R("list", "list", "list_value"),
-            R("nothing", "nothing", "null_value"),
-            R("any", "any", "any"),
-            R("leaf", "leaf", "message", "t.Leaf"),
-            R("leaves", "leaves", "message", "t.Leaf", True),
-            R("texts", "texts", "string", "", True),
-            R("values", "values", "value", "", True),
-            R("nothings", "nothings", "null_value", "", True),
-            R("empty", "empty", "message", "google.protobuf.Empty"),
-            R("pageSize", "page_size", "int32"),
+            R("text", "string"),
+            R("blob", "bytes"),
+            R("flag", "bool"),
+            R("i32", "int32"),
+            R("u32", "uint32"),
+            R("i64", "int64"),
+            R("u64", "uint64"),
+            R("flt", "float"),
+            R("dbl", "double"),
+            R("shade", "enum", "t.Shade"),
+            R("at", "timestamp"),
+            R("wait", "duration"),
+            R("mask", "field_mask"),
+            R("extra", "struct"),
+            R("value", "value"),
+            R("list", "list_value"),
+            R("nothing", "null_value"),
+            R("any", "any"),
+            R("leaf", "message", "t.Leaf"),
+            R("leaves", "message", "t.Leaf", repeated=True),
+            R("texts", "string", repeated=True),
+            R("values", "value", repeated=True),
+            R("nothings", "null_value", repeated=True),
+            R("empty", "message", "google.protobuf.Empty"),
+            R("page_size", "int32"),
         ),
         "t.Leaf": (
-            R("name", "name", "string", required=True),
-            R("count", "count", "int64"),
-            R("child", "child", "message", "t.Leaf"),
+            R("name", "string", required=True),
+            R("count", "int64"),
+            R("child", "message", "t.Leaf"),
         ),
         "t.Maps": (
-            R("byText", "by_text", "int32", map_key="string"),
-            R("byBool", "by_bool", "string", map_key="bool"),
-            R("byI32", "by_i32", "string", map_key="int32"),
-            R("byU32", "by_u32", "string", map_key="uint32"),
-            R("byI64", "by_i64", "message", "t.Leaf", map_key="int64"),
-            R("byU64", "by_u64", "enum", "t.Shade", map_key="uint64"),
-            R("values", "values", "value", map_key="string"),
-            R("nulls", "nulls", "null_value", map_key="string"),
-            R("times", "times", "timestamp", map_key="string"),
+            R("by_text", "int32", map_key="string"),
+            R("by_bool", "string", map_key="bool"),
+            R("by_i32", "string", map_key="int32"),
+            R("by_u32", "string", map_key="uint32"),
+            R("by_i64", "message", "t.Leaf", map_key="int64"),
+            R("by_u64", "enum", "t.Shade", map_key="uint64"),
+            R("values", "value", map_key="string"),
+            R("nulls", "null_value", map_key="string"),
+            R("times", "timestamp", map_key="string"),
         ),
         "t.Part": (
-            R("text", "text", "string", oneof="content"),
-            R("data", "data", "value", oneof="content"),
-            R("nothing", "nothing", "null_value", oneof="content"),
-            R("fileName", "file_name", "string", oneof="content"),
-            R("mediaType", "media_type", "string"),
+            R("text", "string", oneof="content"),
+            R("data", "value", oneof="content"),
+            R("nothing", "null_value", oneof="content"),
+            R("file_name", "string", oneof="content"),
+            R("media_type", "string"),
         ),
         "t.Must": (
-            R("id", "id", "string", required=True),
-            R("tags", "tags", "string", "", True, required=True),
-            R("leaf", "leaf", "message", "t.Leaf", required=True),
-            R("count", "count", "int32", required=True),
-            R("text", "text", "string", required=True, oneof="content"),
-            R("data", "data", "value", required=True, oneof="content"),
-            R("nothing", "nothing", "null_value", required=True, oneof="content"),
+            R("id", "string", required=True),
+            R("tags", "string", repeated=True, required=True),
+            R("leaf", "message", "t.Leaf", required=True),
+            R("count", "int32", required=True),
+            R("text", "string", required=True, oneof="content"),
+            R("data", "value", required=True, oneof="content"),
+            R("nothing", "null_value", required=True, oneof="content"),
         ),
-        "t.Wrapper": (R("part", "part", "message", "t.Part", True),),
+        "t.Wrapper": (R("part", "message", "t.Part", repeated=True),),
     },
     {
         "t.Shade": (
@@ -638,9 +638,9 @@ def test_a_text_value_costs_a_level_too() -> None:
     schema = Schema(
         {
             "t.Deep": (
-                R("child", "child", "message", "t.Deep"),
-                R("at", "at", "timestamp"),
-                R("n", "n", "int32"),
+                R("child", "message", "t.Deep"),
+                R("at", "timestamp"),
+                R("n", "int32"),
             )
         },
         {},
@@ -1013,7 +1013,7 @@ def test_empty_and_nulls() -> None:
         ("empty.x", "unknown field")
     ]
     schema = Schema(
-        {"t.E": (R("e", "e", "message", "google.protobuf.Empty"),)}, {}
+        {"t.E": (R("e", "message", "google.protobuf.Empty"),)}, {}
     )  # Empty not in the tables
     assert schema.validate("t.E", {"e": {"x": 1}}) == {"e": {}}
     every_null = {
@@ -1044,11 +1044,11 @@ def test_empty_and_nulls() -> None:
 
 
 def test_schema_errors_and_first_use() -> None:
-    broken = Schema({"t.B": (R("x", "x", "complex"),)}, {})
+    broken = Schema({"t.B": (R("x", "complex"),)}, {})
     with pytest.raises(ValueError, match="x: unknown field kind 'complex'"):
         broken.validate("t.B", {})
     schema = Schema(
-        {"t.A": (R("a", "a", "enum", "t.E"),), "t.B": (R("b", "b", "enum", "t.E"),)},
+        {"t.A": (R("a", "enum", "t.E"),), "t.B": (R("b", "enum", "t.E"),)},
         {"t.E": (("E_ZERO", 0),)},
     )
     assert schema.validate("t.A", {"a": 0}) == {"a": "E_ZERO"}
@@ -1056,3 +1056,42 @@ def test_schema_errors_and_first_use() -> None:
         "b": "E_ZERO"
     }  # the enum's check, compiled once
     assert schema.missing_fields("t.A", {}) == []
+
+
+def test_type_names_within_the_package_and_derived_json_names() -> None:
+    # As messages.py prints SCHEMA: the proto name and, where it is protoc's default,
+    # no json name; types of the package named within it, others by full name.
+    schema = Schema(
+        {
+            "a.b.Outer": (
+                R("inner_item", "message", "Inner", repeated=True),
+                R("shade", "enum", "Outer.Shade"),
+                R("done", "message", "google.protobuf.Empty"),
+                R("odd_name", "string", json_name="custom"),
+            ),
+            "a.b.Inner": (R("page_size", "int32"),),
+            "google.protobuf.Empty": (),
+        },
+        {"a.b.Outer.Shade": (("SHADE_UNSPECIFIED", 0), ("SHADE_DARK", 1))},
+        package="a.b",
+    )
+    rules = schema.fields("a.b.Outer")
+    assert [rule.type_name for rule in rules] == [
+        "a.b.Inner",
+        "a.b.Outer.Shade",
+        "google.protobuf.Empty",
+        "",
+    ]
+    assert [rule.json_name for rule in rules] == [
+        "innerItem",
+        "shade",
+        "done",
+        "custom",
+    ]
+    sent = {"inner_item": [{"pageSize": "7"}], "shade": 1, "done": {}, "custom": "x"}
+    assert schema.validate("a.b.Outer", sent) == {
+        "innerItem": [{"pageSize": 7}],
+        "shade": "SHADE_DARK",
+        "done": {},
+        "custom": "x",
+    }

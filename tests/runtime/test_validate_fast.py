@@ -22,39 +22,39 @@ R = FieldRule
 SCHEMA = Schema(
     {
         "t.Send": (
-            R("message", "message", "message", "t.Message", required=True),
-            R("config", "config", "message", "t.Config"),
-            R("metadata", "metadata", "struct"),
+            R("message", "message", "t.Message", required=True),
+            R("config", "message", "t.Config"),
+            R("metadata", "struct"),
         ),
         "t.Message": (
-            R("messageId", "message_id", "string", required=True),
-            R("role", "role", "enum", "t.Role", required=True),
-            R("parts", "parts", "message", "t.Part", True, required=True),
-            R("tags", "tags", "string", "", True),
-            R("counts", "counts", "int64", "", True),
-            R("labels", "labels", "string", map_key="string"),
+            R("message_id", "string", required=True),
+            R("role", "enum", "t.Role", required=True),
+            R("parts", "message", "t.Part", repeated=True, required=True),
+            R("tags", "string", repeated=True),
+            R("counts", "int64", repeated=True),
+            R("labels", "string", map_key="string"),
         ),
         "t.Part": (
-            R("text", "text", "string", oneof="content"),
-            R("raw", "raw", "bytes", oneof="content"),
-            R("data", "data", "value", oneof="content"),
-            R("at", "at", "timestamp"),
-            R("extra", "extra", "any"),
+            R("text", "string", oneof="content"),
+            R("raw", "bytes", oneof="content"),
+            R("data", "value", oneof="content"),
+            R("at", "timestamp"),
+            R("extra", "any"),
         ),
         "t.Config": (
-            R("historyLength", "history_length", "int32"),
-            R("blocking", "blocking", "bool"),
-            R("size", "size", "int64"),
-            R("ratio", "ratio", "double"),
+            R("history_length", "int32"),
+            R("blocking", "bool"),
+            R("size", "int64"),
+            R("ratio", "double"),
         ),
         "t.Tree": (
-            R("name", "name", "string"),
-            R("children", "children", "message", "t.Tree", True),
-            R("only", "only", "message", "t.Tree"),
+            R("name", "string"),
+            R("children", "message", "t.Tree", repeated=True),
+            R("only", "message", "t.Tree"),
         ),
         "t.Pick": (
-            R("a", "a", "string", oneof="choice", required=True),
-            R("b", "b", "int32", oneof="choice", required=True),
+            R("a", "string", required=True, oneof="choice"),
+            R("b", "int32", required=True, oneof="choice"),
         ),
     },
     {"t.Role": (("ROLE_UNSPECIFIED", 0), ("ROLE_USER", 1), ("ROLE_AGENT", 2))},
@@ -158,7 +158,7 @@ def test_duplicate_keys_and_missing_fields_are_left_to_the_walk() -> None:
         compiled("t.Pick", {"a": ""})  # held, but at its default
     with pytest.raises(ValidationError, match="is REQUIRED"):
         SCHEMA.validate("t.Pick", {"a": ""})
-    always = Schema({"t.A": (R("any", "any", "any", required=True),)}, {})
+    always = Schema({"t.A": (R("any", "any", required=True),)}, {})
     with pytest.raises(Fallback):  # a REQUIRED field the check never takes
         target(always, "t.A").check({"any": {}}, 1)
     assert always.validate("t.A", {"any": {}}) == {"any": {}}
@@ -224,8 +224,8 @@ def test_names_from_a_proto_are_data_to_the_compiled_check(name: str) -> None:
     schema = Schema(
         {
             "t.M": (
-                R(name, "p", "string", required=True),
-                R("other", "other", "enum", "t.E"),
+                R("p", "string", json_name=name, required=True),
+                R("other", "enum", "t.E"),
             )
         },
         {"t.E": ((name, 0), ("B", 1))},
@@ -255,7 +255,7 @@ _JSON_VALUES = st.recursive(
 def test_json_values_are_taken_as_the_walk_takes_them(item: Any) -> None:
     """What ``json_value`` takes at depth 2 (a Value field of the request), the walk
     takes as sent; deep nesting falls back."""
-    schema = Schema({"t.V": (R("v", "v", "value"),)}, {})
+    schema = Schema({"t.V": (R("v", "value"),)}, {})
     try:
         walked: Any = schema._walked("t.V", {"v": item}, False, False)["v"]
     except ValidationError:

@@ -5,8 +5,9 @@ detail in ``error.data``), and read back from either by clients."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -49,15 +50,19 @@ class A2AErrorKind:
     """One row of the A2A error table (§5.4).
 
     ``code`` is the JSON-RPC error code, ``http_status`` the HTTP+JSON status,
-    ``grpc_status`` the canonical gRPC status name and ``reason`` the ErrorInfo reason
-    (the name in UPPER_SNAKE_CASE without ``Error``).
+    ``grpc_status`` the canonical gRPC status name and ``reason`` the ErrorInfo reason:
+    the name in UPPER_SNAKE_CASE without ``Error`` (``TASK_NOT_FOUND``).
     """
 
     name: str
     code: int
     http_status: int
     grpc_status: str
-    reason: str
+    reason: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        words = re.findall("[A-Z][a-z]*", self.name.removesuffix("Error"))
+        object.__setattr__(self, "reason", "_".join(words).upper())
 
     def error_info(self, metadata: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The ``google.rpc.ErrorInfo`` detail (ProtoJSON) naming this error."""
@@ -99,76 +104,27 @@ class A2AErrorKind:
         return JsonRpcError(self.code, message, detail, id=id)
 
 
-A2A_ERRORS: Mapping[str, A2AErrorKind] = MappingProxyType(
-    {
-        kind.name: kind
-        for kind in (
-            A2AErrorKind(
-                "TaskNotFoundError", -32001, 404, "NOT_FOUND", "TASK_NOT_FOUND"
-            ),
-            A2AErrorKind(
-                "TaskNotCancelableError",
-                -32002,
-                400,
-                "FAILED_PRECONDITION",
-                "TASK_NOT_CANCELABLE",
-            ),
-            A2AErrorKind(
-                "PushNotificationNotSupportedError",
-                -32003,
-                400,
-                "FAILED_PRECONDITION",
-                "PUSH_NOTIFICATION_NOT_SUPPORTED",
-            ),
-            A2AErrorKind(
-                "UnsupportedOperationError",
-                -32004,
-                400,
-                "FAILED_PRECONDITION",
-                "UNSUPPORTED_OPERATION",
-            ),
-            A2AErrorKind(
-                "ContentTypeNotSupportedError",
-                -32005,
-                400,
-                "INVALID_ARGUMENT",
-                "CONTENT_TYPE_NOT_SUPPORTED",
-            ),
-            A2AErrorKind(
-                "InvalidAgentResponseError",
-                -32006,
-                500,
-                "INTERNAL",
-                "INVALID_AGENT_RESPONSE",
-            ),
-            A2AErrorKind(
-                "ExtendedAgentCardNotConfiguredError",
-                -32007,
-                400,
-                "FAILED_PRECONDITION",
-                "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
-            ),
-            A2AErrorKind(
-                "ExtensionSupportRequiredError",
-                -32008,
-                400,
-                "FAILED_PRECONDITION",
-                "EXTENSION_SUPPORT_REQUIRED",
-            ),
-            A2AErrorKind(
-                "VersionNotSupportedError",
-                -32009,
-                400,
-                "FAILED_PRECONDITION",
-                "VERSION_NOT_SUPPORTED",
-            ),
-        )
-    }
+# The rows of §5.4: name, JSON-RPC code, HTTP status, gRPC status.
+_KINDS = (
+    A2AErrorKind("TaskNotFoundError", -32001, 404, "NOT_FOUND"),
+    A2AErrorKind("TaskNotCancelableError", -32002, 400, "FAILED_PRECONDITION"),
+    A2AErrorKind(
+        "PushNotificationNotSupportedError", -32003, 400, "FAILED_PRECONDITION"
+    ),
+    A2AErrorKind("UnsupportedOperationError", -32004, 400, "FAILED_PRECONDITION"),
+    A2AErrorKind("ContentTypeNotSupportedError", -32005, 400, "INVALID_ARGUMENT"),
+    A2AErrorKind("InvalidAgentResponseError", -32006, 500, "INTERNAL"),
+    A2AErrorKind(
+        "ExtendedAgentCardNotConfiguredError", -32007, 400, "FAILED_PRECONDITION"
+    ),
+    A2AErrorKind("ExtensionSupportRequiredError", -32008, 400, "FAILED_PRECONDITION"),
+    A2AErrorKind("VersionNotSupportedError", -32009, 400, "FAILED_PRECONDITION"),
 )
+A2A_ERRORS: Mapping[str, A2AErrorKind] = MappingProxyType({k.name: k for k in _KINDS})
 """The A2A errors of §5.4 by name (``"TaskNotFoundError"``, ...), read-only."""
 
-_BY_CODE = {kind.code: kind for kind in A2A_ERRORS.values()}
-_BY_REASON = {kind.reason: kind for kind in A2A_ERRORS.values()}
+_BY_CODE = {kind.code: kind for kind in _KINDS}
+_BY_REASON = {kind.reason: kind for kind in _KINDS}
 
 
 def _peer_metadata(info: Mapping[str, Any]) -> dict[str, str]:

@@ -1,8 +1,8 @@
 """Request validation: a ProtoJSON value checked against its message's fields, and
 handed back in the canonical form its ``TypedDict`` describes.
 
-The generated ``messages.py`` holds, per message type, a ``FieldRule`` per field (json
-and proto name, ProtoJSON kind, message or enum type, repeated, map key kind,
+The generated ``messages.py`` holds, per message type, a ``FieldRule`` per field (proto
+name, json name where it is not protoc's default, ProtoJSON kind, message or enum type, repeated, map key kind,
 REQUIRED, oneof) and the values of every enum, and hands them to ``Schema``.
 
 The rule is protobuf's own JSON parser, ``json_format.ParseDict(value, message,
@@ -47,9 +47,11 @@ import datetime
 import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, NamedTuple
+from dataclasses import KW_ONLY, dataclass, replace
+from typing import Any, Literal
 
 from ._json import DuplicateKeys, read_int
+from ._query import json_name
 from ._quoting import excerpt, field_path
 
 __all__ = [
@@ -64,26 +66,33 @@ UnknownFields = Literal["drop", "reject"]
 """What validation does with a field the message does not have."""
 
 
-class FieldRule(NamedTuple):
+@dataclass(frozen=True)
+class FieldRule:
     """One field of a message, as validation reads it.
 
     ``kind`` is the field's ProtoJSON form: ``string``, ``bytes``, ``bool``,
     ``int32``, ``uint32``, ``int64``, ``uint64``, ``float``, ``double``, ``enum``,
     ``message``, or a well-known type's (``timestamp``, ``duration``, ``field_mask``,
     ``struct``, ``value``, ``list_value``, ``null_value``, ``any``; a wrapper is the
-    kind it wraps). ``type_name`` names the message or enum type; ``map_key`` is the
-    key kind of a map field (whose value the other columns describe), ``""`` for
-    others; ``oneof`` names the field's oneof (``""`` for none).
+    kind it wraps). ``type_name`` names the message or enum type; ``json_name`` is
+    protoc's lowerCamel of the proto name unless given (a ``json_name`` option);
+    ``map_key`` is the key kind of a map field (whose value the other columns
+    describe), ``""`` for others; ``oneof`` names the field's oneof (``""`` for none).
     """
 
-    json_name: str
     proto_name: str
     kind: str
     type_name: str = ""
+    _: KW_ONLY
+    json_name: str = ""
     repeated: bool = False
     map_key: str = ""
     required: bool = False
     oneof: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.json_name:
+            object.__setattr__(self, "json_name", json_name(self.proto_name))
 
 
 class ValidationError(ValueError):
@@ -532,13 +541,30 @@ class _Message:
 class Schema:
     """The validation tables of one package: ``messages`` maps each message type's
     full name to its fields, ``enums`` each enum type's full name to its values as
-    ``(name, number)`` pairs."""
+    ``(name, number)`` pairs. A field's ``type_name`` may name a type of ``package``
+    within it, as a ``.proto`` does (``Task`` for ``lf.a2a.v1.Task``); ``fields``
+    gives full names."""
 
     def __init__(
         self,
         messages: Mapping[str, Sequence[FieldRule]],
         enums: Mapping[str, Sequence[tuple[str, int]]],
+        *,
+        package: str = "",
     ) -> None:
+        if package:
+            known = {*messages, *enums}
+            messages = {
+                name: tuple(
+                    (
+                        replace(rule, type_name=f"{package}.{rule.type_name}")
+                        if f"{package}.{rule.type_name}" in known
+                        else rule
+                    )
+                    for rule in rules
+                )
+                for name, rules in messages.items()
+            }
         self._rules = messages
         self._messages: dict[str, _Message] = {}
         self._enum_values = enums
@@ -1126,6 +1152,6 @@ _WRAPPED = {
     "BytesValue": "bytes",
 }
 _ANY_PAYLOADS = {
-    f"google.protobuf.{name}": _Field(Schema({}, {}), FieldRule("value", "value", kind))
+    f"google.protobuf.{name}": _Field(Schema({}, {}), FieldRule("value", kind))
     for name, kind in _WRAPPED.items()
 }

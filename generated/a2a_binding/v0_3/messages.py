@@ -10,6 +10,9 @@ ProtoJSON, 64-bit integers, Timestamp, Duration, FieldMask and the non-finite fl
 (``"NaN"``, ``"Infinity"``, ``"-Infinity"``) are strings. ``SCHEMA`` holds every
 message's fields as data, for ``validate``: what a server hands a handler is valid
 ProtoJSON of its request message, in the form these types describe.
+
+A message's REQUIRED fields (``google.api.field_behavior``) are the keys of its private
+base ``_<Name>Required``: every value of the message has them.
 """
 
 from __future__ import annotations
@@ -134,8 +137,6 @@ class AgentCard(TypedDict, total=False):
 
 
 class _AgentCardSignatureRequired(TypedDict):
-    """The keys every ``AgentCardSignature`` has."""
-
     protected: str
     signature: str
 
@@ -210,8 +211,6 @@ class AuthorizationCodeOAuthFlow(TypedDict, total=False):
 
 
 class _CancelTaskRequestRequired(TypedDict):
-    """The keys every ``CancelTaskRequest`` has."""
-
     name: str
 
 
@@ -228,8 +227,6 @@ class ClientCredentialsOAuthFlow(TypedDict, total=False):
 
 
 class _CreateTaskPushNotificationConfigRequestRequired(TypedDict):
-    """The keys every ``CreateTaskPushNotificationConfigRequest`` has."""
-
     parent: str
     configId: str
     config: TaskPushNotificationConfig
@@ -248,8 +245,6 @@ class DataPart(TypedDict, total=False):
 
 
 class _DeleteTaskPushNotificationConfigRequestRequired(TypedDict):
-    """The keys every ``DeleteTaskPushNotificationConfigRequest`` has."""
-
     name: str
 
 
@@ -276,8 +271,6 @@ class GetAgentCardRequest(TypedDict, total=False):
 
 
 class _GetTaskPushNotificationConfigRequestRequired(TypedDict):
-    """The keys every ``GetTaskPushNotificationConfigRequest`` has."""
-
     name: str
 
 
@@ -288,8 +281,6 @@ class GetTaskPushNotificationConfigRequest(
 
 
 class _GetTaskRequestRequired(TypedDict):
-    """The keys every ``GetTaskRequest`` has."""
-
     name: str
 
 
@@ -316,8 +307,6 @@ class ImplicitOAuthFlow(TypedDict, total=False):
 
 
 class _ListTaskPushNotificationConfigRequestRequired(TypedDict):
-    """The keys every ``ListTaskPushNotificationConfigRequest`` has."""
-
     parent: str
 
 
@@ -452,8 +441,6 @@ class SendMessageConfiguration(TypedDict, total=False):
 
 
 class _SendMessageRequestRequired(TypedDict):
-    """The keys every ``SendMessageRequest`` has."""
-
     message: Message
 
 
@@ -544,8 +531,6 @@ class TaskStatusUpdateEvent(TypedDict, total=False):
 
 
 class _TaskSubscriptionRequestRequired(TypedDict):
-    """The keys every ``TaskSubscriptionRequest`` has."""
-
     name: str
 
 
@@ -553,405 +538,279 @@ class TaskSubscriptionRequest(_TaskSubscriptionRequestRequired, total=False):
     """a2a.v1.TaskSubscriptionRequest."""
 
 
-SCHEMA = Schema(
-    {
-        "a2a.v1.APIKeySecurityScheme": (
-            FieldRule("description", "description", "string"),
-            FieldRule("location", "location", "string"),
-            FieldRule("name", "name", "string"),
+_MESSAGES: dict[str, tuple[FieldRule, ...]] = {
+    "a2a.v1.APIKeySecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("location", "string"),
+        FieldRule("name", "string"),
+    ),
+    "a2a.v1.AgentCapabilities": (
+        FieldRule("streaming", "bool"),
+        FieldRule("push_notifications", "bool"),
+        FieldRule("extensions", "message", "AgentExtension", repeated=True),
+    ),
+    "a2a.v1.AgentCard": (
+        FieldRule("protocol_version", "string"),
+        FieldRule("name", "string"),
+        FieldRule("description", "string"),
+        FieldRule("url", "string"),
+        FieldRule("preferred_transport", "string"),
+        FieldRule("additional_interfaces", "message", "AgentInterface", repeated=True),
+        FieldRule("provider", "message", "AgentProvider"),
+        FieldRule("version", "string"),
+        FieldRule("documentation_url", "string"),
+        FieldRule("capabilities", "message", "AgentCapabilities"),
+        FieldRule("security_schemes", "message", "SecurityScheme", map_key="string"),
+        FieldRule("security", "message", "Security", repeated=True),
+        FieldRule("default_input_modes", "string", repeated=True),
+        FieldRule("default_output_modes", "string", repeated=True),
+        FieldRule("skills", "message", "AgentSkill", repeated=True),
+        FieldRule("supports_authenticated_extended_card", "bool"),
+        FieldRule("signatures", "message", "AgentCardSignature", repeated=True),
+        FieldRule("icon_url", "string"),
+    ),
+    "a2a.v1.AgentCardSignature": (
+        FieldRule("protected", "string", required=True),
+        FieldRule("signature", "string", required=True),
+        FieldRule("header", "struct"),
+    ),
+    "a2a.v1.AgentExtension": (
+        FieldRule("uri", "string"),
+        FieldRule("description", "string"),
+        FieldRule("required", "bool"),
+        FieldRule("params", "struct"),
+    ),
+    "a2a.v1.AgentInterface": (
+        FieldRule("url", "string"),
+        FieldRule("transport", "string"),
+    ),
+    "a2a.v1.AgentProvider": (
+        FieldRule("url", "string"),
+        FieldRule("organization", "string"),
+    ),
+    "a2a.v1.AgentSkill": (
+        FieldRule("id", "string"),
+        FieldRule("name", "string"),
+        FieldRule("description", "string"),
+        FieldRule("tags", "string", repeated=True),
+        FieldRule("examples", "string", repeated=True),
+        FieldRule("input_modes", "string", repeated=True),
+        FieldRule("output_modes", "string", repeated=True),
+        FieldRule("security", "message", "Security", repeated=True),
+    ),
+    "a2a.v1.Artifact": (
+        FieldRule("artifact_id", "string"),
+        FieldRule("name", "string"),
+        FieldRule("description", "string"),
+        FieldRule("parts", "message", "Part", repeated=True),
+        FieldRule("metadata", "struct"),
+        FieldRule("extensions", "string", repeated=True),
+    ),
+    "a2a.v1.AuthenticationInfo": (
+        FieldRule("schemes", "string", repeated=True),
+        FieldRule("credentials", "string"),
+    ),
+    "a2a.v1.AuthorizationCodeOAuthFlow": (
+        FieldRule("authorization_url", "string"),
+        FieldRule("token_url", "string"),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "a2a.v1.CancelTaskRequest": (FieldRule("name", "string"),),
+    "a2a.v1.ClientCredentialsOAuthFlow": (
+        FieldRule("token_url", "string"),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "a2a.v1.CreateTaskPushNotificationConfigRequest": (
+        FieldRule("parent", "string", required=True),
+        FieldRule("config_id", "string", required=True),
+        FieldRule("config", "message", "TaskPushNotificationConfig", required=True),
+    ),
+    "a2a.v1.DataPart": (FieldRule("data", "struct"),),
+    "a2a.v1.DeleteTaskPushNotificationConfigRequest": (FieldRule("name", "string"),),
+    "a2a.v1.FilePart": (
+        FieldRule("file_with_uri", "string", oneof="file"),
+        FieldRule("file_with_bytes", "bytes", oneof="file"),
+        FieldRule("mime_type", "string"),
+        FieldRule("name", "string"),
+    ),
+    "a2a.v1.GetAgentCardRequest": (),
+    "a2a.v1.GetTaskPushNotificationConfigRequest": (FieldRule("name", "string"),),
+    "a2a.v1.GetTaskRequest": (
+        FieldRule("name", "string", required=True),
+        FieldRule("history_length", "int32"),
+    ),
+    "a2a.v1.HTTPAuthSecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("scheme", "string"),
+        FieldRule("bearer_format", "string"),
+    ),
+    "a2a.v1.ImplicitOAuthFlow": (
+        FieldRule("authorization_url", "string"),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "a2a.v1.ListTaskPushNotificationConfigRequest": (
+        FieldRule("parent", "string"),
+        FieldRule("page_size", "int32"),
+        FieldRule("page_token", "string"),
+    ),
+    "a2a.v1.ListTaskPushNotificationConfigResponse": (
+        FieldRule("configs", "message", "TaskPushNotificationConfig", repeated=True),
+        FieldRule("next_page_token", "string"),
+    ),
+    "a2a.v1.Message": (
+        FieldRule("message_id", "string"),
+        FieldRule("context_id", "string"),
+        FieldRule("task_id", "string"),
+        FieldRule("role", "enum", "Role"),
+        FieldRule("content", "message", "Part", repeated=True),
+        FieldRule("metadata", "struct"),
+        FieldRule("extensions", "string", repeated=True),
+    ),
+    "a2a.v1.MutualTlsSecurityScheme": (FieldRule("description", "string"),),
+    "a2a.v1.OAuth2SecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("flows", "message", "OAuthFlows"),
+        FieldRule("oauth2_metadata_url", "string"),
+    ),
+    "a2a.v1.OAuthFlows": (
+        FieldRule(
+            "authorization_code", "message", "AuthorizationCodeOAuthFlow", oneof="flow"
         ),
-        "a2a.v1.AgentCapabilities": (
-            FieldRule("streaming", "streaming", "bool"),
-            FieldRule("pushNotifications", "push_notifications", "bool"),
-            FieldRule(
-                "extensions",
-                "extensions",
-                "message",
-                "a2a.v1.AgentExtension",
-                repeated=True,
-            ),
+        FieldRule(
+            "client_credentials", "message", "ClientCredentialsOAuthFlow", oneof="flow"
         ),
-        "a2a.v1.AgentCard": (
-            FieldRule("protocolVersion", "protocol_version", "string"),
-            FieldRule("name", "name", "string"),
-            FieldRule("description", "description", "string"),
-            FieldRule("url", "url", "string"),
-            FieldRule("preferredTransport", "preferred_transport", "string"),
-            FieldRule(
-                "additionalInterfaces",
-                "additional_interfaces",
-                "message",
-                "a2a.v1.AgentInterface",
-                repeated=True,
-            ),
-            FieldRule("provider", "provider", "message", "a2a.v1.AgentProvider"),
-            FieldRule("version", "version", "string"),
-            FieldRule("documentationUrl", "documentation_url", "string"),
-            FieldRule(
-                "capabilities", "capabilities", "message", "a2a.v1.AgentCapabilities"
-            ),
-            FieldRule(
-                "securitySchemes",
-                "security_schemes",
-                "message",
-                "a2a.v1.SecurityScheme",
-                map_key="string",
-            ),
-            FieldRule(
-                "security", "security", "message", "a2a.v1.Security", repeated=True
-            ),
-            FieldRule(
-                "defaultInputModes", "default_input_modes", "string", repeated=True
-            ),
-            FieldRule(
-                "defaultOutputModes", "default_output_modes", "string", repeated=True
-            ),
-            FieldRule(
-                "skills", "skills", "message", "a2a.v1.AgentSkill", repeated=True
-            ),
-            FieldRule(
-                "supportsAuthenticatedExtendedCard",
-                "supports_authenticated_extended_card",
-                "bool",
-            ),
-            FieldRule(
-                "signatures",
-                "signatures",
-                "message",
-                "a2a.v1.AgentCardSignature",
-                repeated=True,
-            ),
-            FieldRule("iconUrl", "icon_url", "string"),
+        FieldRule("implicit", "message", "ImplicitOAuthFlow", oneof="flow"),
+        FieldRule("password", "message", "PasswordOAuthFlow", oneof="flow"),
+    ),
+    "a2a.v1.OpenIdConnectSecurityScheme": (
+        FieldRule("description", "string"),
+        FieldRule("open_id_connect_url", "string"),
+    ),
+    "a2a.v1.Part": (
+        FieldRule("text", "string", oneof="part"),
+        FieldRule("file", "message", "FilePart", oneof="part"),
+        FieldRule("data", "message", "DataPart", oneof="part"),
+        FieldRule("metadata", "struct"),
+    ),
+    "a2a.v1.PasswordOAuthFlow": (
+        FieldRule("token_url", "string"),
+        FieldRule("refresh_url", "string"),
+        FieldRule("scopes", "string", map_key="string"),
+    ),
+    "a2a.v1.PushNotificationConfig": (
+        FieldRule("id", "string"),
+        FieldRule("url", "string"),
+        FieldRule("token", "string"),
+        FieldRule("authentication", "message", "AuthenticationInfo"),
+    ),
+    "a2a.v1.Security": (
+        FieldRule("schemes", "message", "StringList", map_key="string"),
+    ),
+    "a2a.v1.SecurityScheme": (
+        FieldRule(
+            "api_key_security_scheme", "message", "APIKeySecurityScheme", oneof="scheme"
         ),
-        "a2a.v1.AgentCardSignature": (
-            FieldRule("protected", "protected", "string", required=True),
-            FieldRule("signature", "signature", "string", required=True),
-            FieldRule("header", "header", "struct"),
+        FieldRule(
+            "http_auth_security_scheme",
+            "message",
+            "HTTPAuthSecurityScheme",
+            oneof="scheme",
         ),
-        "a2a.v1.AgentExtension": (
-            FieldRule("uri", "uri", "string"),
-            FieldRule("description", "description", "string"),
-            FieldRule("required", "required", "bool"),
-            FieldRule("params", "params", "struct"),
+        FieldRule(
+            "oauth2_security_scheme", "message", "OAuth2SecurityScheme", oneof="scheme"
         ),
-        "a2a.v1.AgentInterface": (
-            FieldRule("url", "url", "string"),
-            FieldRule("transport", "transport", "string"),
+        FieldRule(
+            "open_id_connect_security_scheme",
+            "message",
+            "OpenIdConnectSecurityScheme",
+            oneof="scheme",
         ),
-        "a2a.v1.AgentProvider": (
-            FieldRule("url", "url", "string"),
-            FieldRule("organization", "organization", "string"),
+        FieldRule(
+            "mtls_security_scheme", "message", "MutualTlsSecurityScheme", oneof="scheme"
         ),
-        "a2a.v1.AgentSkill": (
-            FieldRule("id", "id", "string"),
-            FieldRule("name", "name", "string"),
-            FieldRule("description", "description", "string"),
-            FieldRule("tags", "tags", "string", repeated=True),
-            FieldRule("examples", "examples", "string", repeated=True),
-            FieldRule("inputModes", "input_modes", "string", repeated=True),
-            FieldRule("outputModes", "output_modes", "string", repeated=True),
-            FieldRule(
-                "security", "security", "message", "a2a.v1.Security", repeated=True
-            ),
+    ),
+    "a2a.v1.SendMessageConfiguration": (
+        FieldRule("accepted_output_modes", "string", repeated=True),
+        FieldRule("push_notification", "message", "PushNotificationConfig"),
+        FieldRule("history_length", "int32"),
+        FieldRule("blocking", "bool"),
+    ),
+    "a2a.v1.SendMessageRequest": (
+        FieldRule("request", "message", "Message", json_name="message", required=True),
+        FieldRule("configuration", "message", "SendMessageConfiguration"),
+        FieldRule("metadata", "struct"),
+    ),
+    "a2a.v1.SendMessageResponse": (
+        FieldRule("task", "message", "Task", oneof="payload"),
+        FieldRule("msg", "message", "Message", json_name="message", oneof="payload"),
+    ),
+    "a2a.v1.StreamResponse": (
+        FieldRule("task", "message", "Task", oneof="payload"),
+        FieldRule("msg", "message", "Message", json_name="message", oneof="payload"),
+        FieldRule("status_update", "message", "TaskStatusUpdateEvent", oneof="payload"),
+        FieldRule(
+            "artifact_update", "message", "TaskArtifactUpdateEvent", oneof="payload"
         ),
-        "a2a.v1.Artifact": (
-            FieldRule("artifactId", "artifact_id", "string"),
-            FieldRule("name", "name", "string"),
-            FieldRule("description", "description", "string"),
-            FieldRule("parts", "parts", "message", "a2a.v1.Part", repeated=True),
-            FieldRule("metadata", "metadata", "struct"),
-            FieldRule("extensions", "extensions", "string", repeated=True),
-        ),
-        "a2a.v1.AuthenticationInfo": (
-            FieldRule("schemes", "schemes", "string", repeated=True),
-            FieldRule("credentials", "credentials", "string"),
-        ),
-        "a2a.v1.AuthorizationCodeOAuthFlow": (
-            FieldRule("authorizationUrl", "authorization_url", "string"),
-            FieldRule("tokenUrl", "token_url", "string"),
-            FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", map_key="string"),
-        ),
-        "a2a.v1.CancelTaskRequest": (FieldRule("name", "name", "string"),),
-        "a2a.v1.ClientCredentialsOAuthFlow": (
-            FieldRule("tokenUrl", "token_url", "string"),
-            FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", map_key="string"),
-        ),
-        "a2a.v1.CreateTaskPushNotificationConfigRequest": (
-            FieldRule("parent", "parent", "string", required=True),
-            FieldRule("configId", "config_id", "string", required=True),
-            FieldRule(
-                "config",
-                "config",
-                "message",
-                "a2a.v1.TaskPushNotificationConfig",
-                required=True,
-            ),
-        ),
-        "a2a.v1.DataPart": (FieldRule("data", "data", "struct"),),
-        "a2a.v1.DeleteTaskPushNotificationConfigRequest": (
-            FieldRule("name", "name", "string"),
-        ),
-        "a2a.v1.FilePart": (
-            FieldRule("fileWithUri", "file_with_uri", "string", oneof="file"),
-            FieldRule("fileWithBytes", "file_with_bytes", "bytes", oneof="file"),
-            FieldRule("mimeType", "mime_type", "string"),
-            FieldRule("name", "name", "string"),
-        ),
-        "a2a.v1.GetAgentCardRequest": (),
-        "a2a.v1.GetTaskPushNotificationConfigRequest": (
-            FieldRule("name", "name", "string"),
-        ),
-        "a2a.v1.GetTaskRequest": (
-            FieldRule("name", "name", "string", required=True),
-            FieldRule("historyLength", "history_length", "int32"),
-        ),
-        "a2a.v1.HTTPAuthSecurityScheme": (
-            FieldRule("description", "description", "string"),
-            FieldRule("scheme", "scheme", "string"),
-            FieldRule("bearerFormat", "bearer_format", "string"),
-        ),
-        "a2a.v1.ImplicitOAuthFlow": (
-            FieldRule("authorizationUrl", "authorization_url", "string"),
-            FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", map_key="string"),
-        ),
-        "a2a.v1.ListTaskPushNotificationConfigRequest": (
-            FieldRule("parent", "parent", "string"),
-            FieldRule("pageSize", "page_size", "int32"),
-            FieldRule("pageToken", "page_token", "string"),
-        ),
-        "a2a.v1.ListTaskPushNotificationConfigResponse": (
-            FieldRule(
-                "configs",
-                "configs",
-                "message",
-                "a2a.v1.TaskPushNotificationConfig",
-                repeated=True,
-            ),
-            FieldRule("nextPageToken", "next_page_token", "string"),
-        ),
-        "a2a.v1.Message": (
-            FieldRule("messageId", "message_id", "string"),
-            FieldRule("contextId", "context_id", "string"),
-            FieldRule("taskId", "task_id", "string"),
-            FieldRule("role", "role", "enum", "a2a.v1.Role"),
-            FieldRule("content", "content", "message", "a2a.v1.Part", repeated=True),
-            FieldRule("metadata", "metadata", "struct"),
-            FieldRule("extensions", "extensions", "string", repeated=True),
-        ),
-        "a2a.v1.MutualTlsSecurityScheme": (
-            FieldRule("description", "description", "string"),
-        ),
-        "a2a.v1.OAuth2SecurityScheme": (
-            FieldRule("description", "description", "string"),
-            FieldRule("flows", "flows", "message", "a2a.v1.OAuthFlows"),
-            FieldRule("oauth2MetadataUrl", "oauth2_metadata_url", "string"),
-        ),
-        "a2a.v1.OAuthFlows": (
-            FieldRule(
-                "authorizationCode",
-                "authorization_code",
-                "message",
-                "a2a.v1.AuthorizationCodeOAuthFlow",
-                oneof="flow",
-            ),
-            FieldRule(
-                "clientCredentials",
-                "client_credentials",
-                "message",
-                "a2a.v1.ClientCredentialsOAuthFlow",
-                oneof="flow",
-            ),
-            FieldRule(
-                "implicit",
-                "implicit",
-                "message",
-                "a2a.v1.ImplicitOAuthFlow",
-                oneof="flow",
-            ),
-            FieldRule(
-                "password",
-                "password",
-                "message",
-                "a2a.v1.PasswordOAuthFlow",
-                oneof="flow",
-            ),
-        ),
-        "a2a.v1.OpenIdConnectSecurityScheme": (
-            FieldRule("description", "description", "string"),
-            FieldRule("openIdConnectUrl", "open_id_connect_url", "string"),
-        ),
-        "a2a.v1.Part": (
-            FieldRule("text", "text", "string", oneof="part"),
-            FieldRule("file", "file", "message", "a2a.v1.FilePart", oneof="part"),
-            FieldRule("data", "data", "message", "a2a.v1.DataPart", oneof="part"),
-            FieldRule("metadata", "metadata", "struct"),
-        ),
-        "a2a.v1.PasswordOAuthFlow": (
-            FieldRule("tokenUrl", "token_url", "string"),
-            FieldRule("refreshUrl", "refresh_url", "string"),
-            FieldRule("scopes", "scopes", "string", map_key="string"),
-        ),
-        "a2a.v1.PushNotificationConfig": (
-            FieldRule("id", "id", "string"),
-            FieldRule("url", "url", "string"),
-            FieldRule("token", "token", "string"),
-            FieldRule(
-                "authentication",
-                "authentication",
-                "message",
-                "a2a.v1.AuthenticationInfo",
-            ),
-        ),
-        "a2a.v1.Security": (
-            FieldRule(
-                "schemes", "schemes", "message", "a2a.v1.StringList", map_key="string"
-            ),
-        ),
-        "a2a.v1.SecurityScheme": (
-            FieldRule(
-                "apiKeySecurityScheme",
-                "api_key_security_scheme",
-                "message",
-                "a2a.v1.APIKeySecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "httpAuthSecurityScheme",
-                "http_auth_security_scheme",
-                "message",
-                "a2a.v1.HTTPAuthSecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "oauth2SecurityScheme",
-                "oauth2_security_scheme",
-                "message",
-                "a2a.v1.OAuth2SecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "openIdConnectSecurityScheme",
-                "open_id_connect_security_scheme",
-                "message",
-                "a2a.v1.OpenIdConnectSecurityScheme",
-                oneof="scheme",
-            ),
-            FieldRule(
-                "mtlsSecurityScheme",
-                "mtls_security_scheme",
-                "message",
-                "a2a.v1.MutualTlsSecurityScheme",
-                oneof="scheme",
-            ),
-        ),
-        "a2a.v1.SendMessageConfiguration": (
-            FieldRule(
-                "acceptedOutputModes", "accepted_output_modes", "string", repeated=True
-            ),
-            FieldRule(
-                "pushNotification",
-                "push_notification",
-                "message",
-                "a2a.v1.PushNotificationConfig",
-            ),
-            FieldRule("historyLength", "history_length", "int32"),
-            FieldRule("blocking", "blocking", "bool"),
-        ),
-        "a2a.v1.SendMessageRequest": (
-            FieldRule("message", "request", "message", "a2a.v1.Message", required=True),
-            FieldRule(
-                "configuration",
-                "configuration",
-                "message",
-                "a2a.v1.SendMessageConfiguration",
-            ),
-            FieldRule("metadata", "metadata", "struct"),
-        ),
-        "a2a.v1.SendMessageResponse": (
-            FieldRule("task", "task", "message", "a2a.v1.Task", oneof="payload"),
-            FieldRule("message", "msg", "message", "a2a.v1.Message", oneof="payload"),
-        ),
-        "a2a.v1.StreamResponse": (
-            FieldRule("task", "task", "message", "a2a.v1.Task", oneof="payload"),
-            FieldRule("message", "msg", "message", "a2a.v1.Message", oneof="payload"),
-            FieldRule(
-                "statusUpdate",
-                "status_update",
-                "message",
-                "a2a.v1.TaskStatusUpdateEvent",
-                oneof="payload",
-            ),
-            FieldRule(
-                "artifactUpdate",
-                "artifact_update",
-                "message",
-                "a2a.v1.TaskArtifactUpdateEvent",
-                oneof="payload",
-            ),
-        ),
-        "a2a.v1.StringList": (FieldRule("list", "list", "string", repeated=True),),
-        "a2a.v1.Task": (
-            FieldRule("id", "id", "string"),
-            FieldRule("contextId", "context_id", "string"),
-            FieldRule("status", "status", "message", "a2a.v1.TaskStatus"),
-            FieldRule(
-                "artifacts", "artifacts", "message", "a2a.v1.Artifact", repeated=True
-            ),
-            FieldRule("history", "history", "message", "a2a.v1.Message", repeated=True),
-            FieldRule("metadata", "metadata", "struct"),
-        ),
-        "a2a.v1.TaskArtifactUpdateEvent": (
-            FieldRule("taskId", "task_id", "string"),
-            FieldRule("contextId", "context_id", "string"),
-            FieldRule("artifact", "artifact", "message", "a2a.v1.Artifact"),
-            FieldRule("append", "append", "bool"),
-            FieldRule("lastChunk", "last_chunk", "bool"),
-            FieldRule("metadata", "metadata", "struct"),
-        ),
-        "a2a.v1.TaskPushNotificationConfig": (
-            FieldRule("name", "name", "string"),
-            FieldRule(
-                "pushNotificationConfig",
-                "push_notification_config",
-                "message",
-                "a2a.v1.PushNotificationConfig",
-            ),
-        ),
-        "a2a.v1.TaskStatus": (
-            FieldRule("state", "state", "enum", "a2a.v1.TaskState"),
-            FieldRule("message", "update", "message", "a2a.v1.Message"),
-            FieldRule("timestamp", "timestamp", "timestamp"),
-        ),
-        "a2a.v1.TaskStatusUpdateEvent": (
-            FieldRule("taskId", "task_id", "string"),
-            FieldRule("contextId", "context_id", "string"),
-            FieldRule("status", "status", "message", "a2a.v1.TaskStatus"),
-            FieldRule("final", "final", "bool"),
-            FieldRule("metadata", "metadata", "struct"),
-        ),
-        "a2a.v1.TaskSubscriptionRequest": (FieldRule("name", "name", "string"),),
-        "google.protobuf.Empty": (),
-    },
-    {
-        "a2a.v1.Role": (("ROLE_UNSPECIFIED", 0), ("ROLE_USER", 1), ("ROLE_AGENT", 2)),
-        "a2a.v1.TaskState": (
-            ("TASK_STATE_UNSPECIFIED", 0),
-            ("TASK_STATE_SUBMITTED", 1),
-            ("TASK_STATE_WORKING", 2),
-            ("TASK_STATE_COMPLETED", 3),
-            ("TASK_STATE_FAILED", 4),
-            ("TASK_STATE_CANCELLED", 5),
-            ("TASK_STATE_INPUT_REQUIRED", 6),
-            ("TASK_STATE_REJECTED", 7),
-            ("TASK_STATE_AUTH_REQUIRED", 8),
-        ),
-    },
-)
-"""Every message's fields (json and proto name, ProtoJSON kind, type, repeated, map
-key kind, REQUIRED, oneof) and every enum's values, as validation reads them."""
+    ),
+    "a2a.v1.StringList": (FieldRule("list", "string", repeated=True),),
+    "a2a.v1.Task": (
+        FieldRule("id", "string"),
+        FieldRule("context_id", "string"),
+        FieldRule("status", "message", "TaskStatus"),
+        FieldRule("artifacts", "message", "Artifact", repeated=True),
+        FieldRule("history", "message", "Message", repeated=True),
+        FieldRule("metadata", "struct"),
+    ),
+    "a2a.v1.TaskArtifactUpdateEvent": (
+        FieldRule("task_id", "string"),
+        FieldRule("context_id", "string"),
+        FieldRule("artifact", "message", "Artifact"),
+        FieldRule("append", "bool"),
+        FieldRule("last_chunk", "bool"),
+        FieldRule("metadata", "struct"),
+    ),
+    "a2a.v1.TaskPushNotificationConfig": (
+        FieldRule("name", "string"),
+        FieldRule("push_notification_config", "message", "PushNotificationConfig"),
+    ),
+    "a2a.v1.TaskStatus": (
+        FieldRule("state", "enum", "TaskState"),
+        FieldRule("update", "message", "Message", json_name="message"),
+        FieldRule("timestamp", "timestamp"),
+    ),
+    "a2a.v1.TaskStatusUpdateEvent": (
+        FieldRule("task_id", "string"),
+        FieldRule("context_id", "string"),
+        FieldRule("status", "message", "TaskStatus"),
+        FieldRule("final", "bool"),
+        FieldRule("metadata", "struct"),
+    ),
+    "a2a.v1.TaskSubscriptionRequest": (FieldRule("name", "string"),),
+    "google.protobuf.Empty": (),
+}
+
+_ENUMS: dict[str, tuple[tuple[str, int], ...]] = {
+    "a2a.v1.Role": (("ROLE_UNSPECIFIED", 0), ("ROLE_USER", 1), ("ROLE_AGENT", 2)),
+    "a2a.v1.TaskState": (
+        ("TASK_STATE_UNSPECIFIED", 0),
+        ("TASK_STATE_SUBMITTED", 1),
+        ("TASK_STATE_WORKING", 2),
+        ("TASK_STATE_COMPLETED", 3),
+        ("TASK_STATE_FAILED", 4),
+        ("TASK_STATE_CANCELLED", 5),
+        ("TASK_STATE_INPUT_REQUIRED", 6),
+        ("TASK_STATE_REJECTED", 7),
+        ("TASK_STATE_AUTH_REQUIRED", 8),
+    ),
+}
+SCHEMA = Schema(_MESSAGES, _ENUMS, package="a2a.v1")
+"""Every message's fields (proto name, ProtoJSON kind, type, the json name where it is
+not protoc's default, repeated, map key kind, REQUIRED, oneof) and every enum's values,
+as validation reads them. A type of the proto's package is named within it, as the
+proto names it."""
 
 
 def validate(

@@ -96,26 +96,22 @@ class DeleteTaskPushNotificationConfigQuery(TypedDict, total=False):
 CODECS = QueryCodecs(
     {
         "GetTask": (
-            Param(("name",), ("name",), "string", False, "", ""),
-            Param(("historyLength",), ("history_length",), "int32", False, "", ""),
+            Param(("name",), ("name",), "string"),
+            Param(("historyLength",), ("history_length",), "int32"),
         ),
-        "TaskSubscription": (Param(("name",), ("name",), "string", False, "", ""),),
+        "TaskSubscription": (Param(("name",), ("name",), "string"),),
         "CreateTaskPushNotificationConfig": (
-            Param(("parent",), ("parent",), "string", False, "", ""),
-            Param(("configId",), ("config_id",), "string", False, "", ""),
+            Param(("parent",), ("parent",), "string"),
+            Param(("configId",), ("config_id",), "string"),
         ),
-        "GetTaskPushNotificationConfig": (
-            Param(("name",), ("name",), "string", False, "", ""),
-        ),
+        "GetTaskPushNotificationConfig": (Param(("name",), ("name",), "string"),),
         "ListTaskPushNotificationConfig": (
-            Param(("parent",), ("parent",), "string", False, "", ""),
-            Param(("pageSize",), ("page_size",), "int32", False, "", ""),
-            Param(("pageToken",), ("page_token",), "string", False, "", ""),
+            Param(("parent",), ("parent",), "string"),
+            Param(("pageSize",), ("page_size",), "int32"),
+            Param(("pageToken",), ("page_token",), "string"),
         ),
         "GetAgentCard": (),
-        "DeleteTaskPushNotificationConfig": (
-            Param(("name",), ("name",), "string", False, "", ""),
-        ),
+        "DeleteTaskPushNotificationConfig": (Param(("name",), ("name",), "string"),),
     },
     {},
     {
@@ -130,17 +126,7 @@ CODECS = QueryCodecs(
 """Every rpc's query parameters, the enums they use, and the request fields of the rpcs
 whose routes take the whole request as the body."""
 
-RPCS = frozenset(
-    {
-        "GetTask",
-        "TaskSubscription",
-        "CreateTaskPushNotificationConfig",
-        "GetTaskPushNotificationConfig",
-        "ListTaskPushNotificationConfig",
-        "GetAgentCard",
-        "DeleteTaskPushNotificationConfig",
-    }
-)
+RPCS: frozenset[str] = CODECS.rpcs
 """The rpcs whose routes carry a query string."""
 
 
@@ -246,16 +232,12 @@ def decode(
 
 
 @overload
-def encode(
-    rpc: Literal["GetTask"],
-    request: GetTaskQuery,
-) -> list[tuple[str, str]]: ...
+def encode(rpc: Literal["GetTask"], request: GetTaskQuery) -> list[tuple[str, str]]: ...
 
 
 @overload
 def encode(
-    rpc: Literal["TaskSubscription"],
-    request: TaskSubscriptionQuery,
+    rpc: Literal["TaskSubscription"], request: TaskSubscriptionQuery
 ) -> list[tuple[str, str]]: ...
 
 
@@ -282,8 +264,7 @@ def encode(
 
 @overload
 def encode(
-    rpc: Literal["GetAgentCard"],
-    request: GetAgentCardQuery,
+    rpc: Literal["GetAgentCard"], request: GetAgentCardQuery
 ) -> list[tuple[str, str]]: ...
 
 
