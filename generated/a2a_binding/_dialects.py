@@ -63,6 +63,7 @@ class RouteTableLike(Protocol):
         *,
         unknown: Unknown = "ignore",
         max_pairs: int | None = None,
+        owned_body: bool = False,
     ) -> dict[str, Any]: ...
 
 
@@ -363,6 +364,7 @@ class HttpJsonDialect(_Dialect):
                 scope.get("query_string", b""),
                 payload,
                 max_pairs=self.options.max_query_pairs,
+                owned_body=True,  # decoded for this call alone
             )
         except QueryError:
             raise

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from codegen.http_rule import PathTemplate, SegmentKind, parse_template, precedence
 from codegen.model.naming import proto_json_name
+from codegen.runtime._json import DuplicateKeys, decode
 from codegen.runtime import _paths
 from codegen.runtime._paths import (
     Capture,
@@ -1189,6 +1190,25 @@ def test_request_is_transcode_without_matching_again(
     assert (found.route, table.request(found, query, body)) == table.transcode(
         verb, path, query, body
     )
+
+
+@pytest.mark.parametrize("owned", [False, True])
+def test_a_body_given_away_is_the_request_and_a_lent_one_is_left_as_it_was(
+    owned: bool,
+) -> None:
+    """``owned_body=True`` (a body decoded for the call alone) makes the body the
+    request, path fields merged in; otherwise the caller's body is never changed.
+    Either way the request is the same, a key given twice still marked on it."""
+    table = make_table(A2A_LIKE)
+    found = table.match("POST", "/acme/tasks/t1:cancel")
+    assert found is not None
+    body = decode(b'{"metadata": {}, "metadata": {"a": 1}}', mark_duplicates=True)
+    request = table.request(found, "", body, owned_body=owned)
+    assert request == {"metadata": {"a": 1}, "tenant": "acme", "id": "t1"}
+    assert isinstance(request, DuplicateKeys)
+    assert request.duplicates == ("metadata",)
+    assert (request is body) is owned
+    assert (body == {"metadata": {"a": 1}}) is not owned
 
 
 def test_request_refuses_a_match_it_did_not_make() -> None:

@@ -395,12 +395,25 @@ def _route_not_found(
     return error
 
 
+def _spanning_values(target: _Target, segments: list[str]) -> dict[str, str]:
+    """The path's values of a route with a capture of several segments."""
+    params: dict[str, str] = {}
+    for capture in target.captures:
+        if capture.single_segment:
+            raw = segments[capture.start]
+            params[capture.field] = unquote(raw) if "%" in raw else raw
+        else:
+            raw = "/".join(segments[capture.start : capture.end])
+            params[capture.field] = decode_segment(raw, False)
+    return params
+
+
 def _path_values(target: _Target, segments: list[str], escaped: bool) -> dict[str, str]:
     """The path's values of the route ``target`` for ``segments`` (``escaped``: the
     path holds a ``%``)."""
     singles = target.singles
     if singles is None:
-        return RouteTable._params(target, segments)
+        return _spanning_values(target, segments)
     if escaped:
         return {name: decode_segment(segments[start]) for name, start in singles}
     return {name: segments[start] for name, start in singles}
@@ -775,19 +788,6 @@ class RouteTable(Generic[Name]):
             return None
         return target, _path_values(target, segments, escaped)
 
-    @staticmethod
-    def _params(target: _Target, segments: list[str]) -> dict[str, str]:
-        """The path's values of a route with a capture of several segments."""
-        params: dict[str, str] = {}
-        for capture in target.captures:
-            if capture.single_segment:
-                raw = segments[capture.start]
-                params[capture.field] = unquote(raw) if "%" in raw else raw
-            else:
-                raw = "/".join(segments[capture.start : capture.end])
-                params[capture.field] = decode_segment(raw, False)
-        return params
-
     def match(self, verb: str, raw_path: str) -> Match[Name] | None:
         """The route for ``verb`` and ``raw_path`` (the path as sent, still
         percent-encoded, without query or fragment), or None. Never raises."""
@@ -865,16 +865,21 @@ class RouteTable(Generic[Name]):
         *,
         unknown: Unknown = "ignore",
         max_pairs: int | None = None,
+        owned_body: bool = False,
     ) -> dict[str, Any]:
         """The ProtoJSON request dict of a request ``match`` found: ``transcode``
         without matching again. ``ValueError`` for a ``Match`` that ``match`` did not
-        make (one built by hand carries no route target)."""
+        make (one built by hand carries no route target). ``owned_body``: ``body``
+        is the caller's to give away (a dict just decoded), so it becomes (part of)
+        the request itself rather than a copy."""
         target = match.target
         if target is None or target.route is not match.route:
             raise ValueError("the match was not made by RouteTable.match")
         if not query and body is None and not target.merge:
             return match.params  # the path is the whole request
-        return self._request(target, match.params, query, body, unknown, max_pairs)
+        return self._request(
+            target, match.params, query, body, unknown, max_pairs, owned_body
+        )
 
     def _request(
         self,
@@ -884,15 +889,17 @@ class RouteTable(Generic[Name]):
         body: object,
         unknown: Unknown,
         max_pairs: int | None,
+        owned_body: bool = False,
     ) -> dict[str, Any]:
         route = target.route
         copied: dict[str, Any] | None
         if body is None:
             copied = None
         elif isinstance(body, dict):
-            # Its own copy keeps what the decoder marked on it (keys given twice, for
-            # validation to refuse); the caller's body is never changed.
-            copied = body.copy()
+            # The caller's to give away (``owned_body``) is the request; else its own
+            # copy keeps what the decoder marked on it (keys given twice, for
+            # validation to refuse), and the caller's body is never changed.
+            copied = body if owned_body else body.copy()
         elif isinstance(body, Mapping):
             copied = dict(body)
         else:
