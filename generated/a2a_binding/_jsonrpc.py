@@ -192,7 +192,7 @@ class JsonRpcBinding:
                 INVALID_REQUEST,
                 "Invalid Request: batch requests are not supported by A2A",
             )
-        if not isinstance(envelope, Mapping):
+        if type(envelope) is not dict and not isinstance(envelope, Mapping):
             raise JsonRpcError(
                 INVALID_REQUEST, "Invalid Request: the request must be a JSON object"
             )
@@ -204,7 +204,7 @@ class JsonRpcBinding:
                 "Invalid Request: id must be a string, an integer or null",
             )
         # From here on the id could be read, so every error answers it (JSON-RPC 2.0 §5).
-        if isinstance(envelope, DuplicateKeys):
+        if type(envelope) is not dict and isinstance(envelope, DuplicateKeys):
             named = excerpt(", ".join(map(repr, envelope.duplicates)), quoted=False)
             raise JsonRpcError(
                 INVALID_REQUEST,
@@ -225,7 +225,7 @@ class JsonRpcBinding:
                 id=request_id,
             )
         params = envelope.get("params", {})
-        if not isinstance(params, (Mapping, list)):
+        if type(params) is not dict and not isinstance(params, (Mapping, list)):
             raise JsonRpcError(
                 INVALID_REQUEST,
                 'Invalid Request: "params" must be an object or an array',
@@ -322,7 +322,10 @@ def failure(id: RequestId, error: JsonRpcError) -> dict[str, Any]:
 def response_bytes(id: RequestId, member: str, value: Any) -> bytes:
     """A response envelope as JSON bytes: ``member`` is ``"result"`` or ``"error"``.
     An id read as an ``ExactNumber`` is written as it was sent."""
-    written = id.text.encode() if isinstance(id, ExactNumber) else encode(id)
+    if type(id) is int:  # the usual id: its digits
+        written = b"%d" % id
+    else:
+        written = id.text.encode() if isinstance(id, ExactNumber) else encode(id)
     return b"".join(
         (
             b'{"jsonrpc":"2.0","id":',

@@ -457,6 +457,19 @@ def test_not_found_and_method_not_allowed() -> None:
     assert rpc_get.status == 405 and rpc_get.headers["allow"] == "POST"
 
 
+def test_where_both_bindings_share_a_path_http_json_wins() -> None:
+    """A POST to the JSON-RPC endpoint (or its tenant form) is JSON-RPC's unless an
+    HTTP+JSON route takes it."""
+    body = rpc_body("Get", {"id": "t1"})
+    alone = make_app(jsonrpc_path="/rpc")
+    for path in ("/rpc", "/rpc/acme"):
+        answer = run(drive(alone, "POST", path, body=body, headers=[*V, *JSON]))
+        assert answer.json()["result"]["id"] == "t1", path
+    shared = make_app(jsonrpc_path="/message:send")
+    answer = run(drive(shared, "POST", "/message:send", body=body, headers=[*V, *JSON]))
+    assert answer.status == 200 and "jsonrpc" not in answer.json()
+
+
 def test_bad_query_is_400_with_field_violations() -> None:
     answer = run(
         drive(make_app(), "GET", "/tasks/t1", query=b"historyLength=x", headers=V)

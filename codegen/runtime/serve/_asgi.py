@@ -244,6 +244,7 @@ class A2AApplication:
         self.tenant_field = tenant_field
         self._card_path = agent_card_path if agent_card is not None else None
         self._openapi_path = options.openapi_path if options.openapi else None
+        self._rpc_alone = self._unshared_endpoint()
         self.documents = Documents(
             agent_card if agent_card is not None else {},
             last_modified=options.agent_card_last_modified,
@@ -279,9 +280,12 @@ class A2AApplication:
                 failure = not_found(verb, path, _DOCUMENT_VERBS)
                 await self.http_json.send_failure(send, failure)
             return
+        request_head = RequestHead(scope.get("headers") or ())  # for either binding
+        if path == self._rpc_alone and verb == "POST":  # no route to try first
+            await self.jsonrpc.serve(scope, receive, send, "", request_head, None)
+            return
         route_path = self._route_path(path)
         tables = self._tables
-        request_head = RequestHead(scope.get("headers") or ())  # for either binding
         read: ServiceParams | None = None
         if route_path is not None:
             if len(tables) > 1:
@@ -349,6 +353,20 @@ class A2AApplication:
         if path.startswith(prefix + "/"):
             return path[len(prefix) :]
         return None
+
+    def _unshared_endpoint(self) -> str | None:
+        """The JSON-RPC endpoint (of no tenant) when no HTTP+JSON route of any
+        version takes a POST to it, else None: a request there needs no matching."""
+        endpoint = self.options.jsonrpc_path
+        if endpoint is None:
+            return None
+        endpoint = endpoint or "/"
+        route_path = self._route_path(endpoint)
+        if route_path is not None and any(
+            table.match("POST", route_path) for table, _ in self._tables
+        ):
+            return None  # HTTP+JSON wins where both bindings share a path
+        return endpoint
 
     def _rpc_tenant(self, path: str) -> str | None:
         """The tenant of the JSON-RPC endpoint ``path`` names (``""``: the endpoint
