@@ -6,8 +6,9 @@
 handed back in the canonical form its ``TypedDict`` describes.
 
 The generated ``messages.py`` holds, per message type, a ``FieldRule`` per field (proto
-name, json name where it is not protoc's default, ProtoJSON kind, message or enum type, repeated, map key kind,
-REQUIRED, oneof) and the values of every enum, and hands them to ``Schema``.
+name, json name where it is not protoc's default, ProtoJSON kind, message or enum type,
+repeated, map key kind, REQUIRED, oneof) and the values of every enum, and hands them
+to ``Schema``.
 
 The rule is protobuf's own JSON parser, ``json_format.ParseDict(value, message,
 ignore_unknown_fields=True)``: a value is valid exactly when it accepts it, with the
