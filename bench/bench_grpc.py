@@ -25,16 +25,17 @@ choice, for a whole run, is slower by as much as the differences measured. The t
 gives, per call, the median over the rounds (with min-max) of the wall time at the
 client and of the CPU time the server process used (user and system, all its threads,
 read from the server between batches: the binding's own cost, without the client's),
-and sdk/generated (goal: >= 1, at least as fast) and generated/floor of each. The
-client's own cost is in every wall row alike.
+and sdk/generated and generated/floor of each. The client's own cost is in every wall
+row alike.
 
 Times on a shared machine spread by more than the binding's own share of a call, so
 where valgrind is installed the servers' work is also counted in instructions, which
 the machine's speed does not move: each server runs under callgrind three times,
-answering the same warm-up calls and then nothing more, 100 more unary calls, or 100
+answering the same warm-up calls and then nothing more, 500 more unary calls, or 500
 more streams; the differences are its instructions per call (the binding, grpcio's
 Python and C, the interpreter). They still vary by a few per cent from run to run
 (grpc's threads poll on timers, the collector runs when it runs), far less than times.
+The goal is in instructions: sdk/generated >= 1.1x per unary call.
 
 Numbers are printed, never asserted. About half a minute, two more with valgrind:
 
@@ -266,7 +267,7 @@ async def measure(
     return wall, cpu
 
 
-COUNTED_CALLS = 100
+COUNTED_CALLS = 500
 WARM_UP_CALLS = 20
 
 
@@ -368,7 +369,7 @@ def main() -> None:
             )
         print(
             f"    sdk/generated = {medians['sdk'] / medians['generated']:4.2f}x wall"
-            f" (goal >= 1), {spent['sdk'] / spent['generated']:4.2f}x server CPU;"
+            f", {spent['sdk'] / spent['generated']:4.2f}x server CPU;"
             f" generated/floor = {medians['generated'] / medians['floor']:4.2f}x wall,"
             f" {spent['generated'] / spent['floor']:4.2f}x server CPU"
         )
@@ -385,7 +386,7 @@ def main() -> None:
         print(
             f"  {label}: generated {row['generated'] / 1e3:,.1f}k, a2a-sdk"
             f" {row['sdk'] / 1e3:,.1f}k, floor {row['floor'] / 1e3:,.1f}k;"
-            f" sdk/generated = {row['sdk'] / row['generated']:5.3f}x (goal >= 1),"
+            f" sdk/generated = {row['sdk'] / row['generated']:5.3f}x (goal >= 1.1x),"
             f" generated/floor = {row['generated'] / row['floor']:5.3f}x"
         )
 

@@ -54,12 +54,12 @@ import pytest
 from google.api import field_behavior_pb2
 from google.protobuf import descriptor_pool, json_format, message_factory
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen.inputs import include_paths
-from codegen.runtime._proto import MessageBuilder, MessageReader
+from codegen.runtime._proto import MessageBuilder, MessageEncoder, MessageReader
 
 from .conftest import PROTO
 
@@ -119,6 +119,7 @@ class Package:
     duplicate_keys: type  # the package's own _json.DuplicateKeys
     fast: ModuleType  # the package's own _validate_fast (of its serving layer)
     builder: MessageBuilder  # over the package's own tables
+    encoder: MessageEncoder  # the builder its fallback
     counts: dict[str, int] = field(default_factory=dict)
     mutations: list[str] = field(default_factory=list)
 
@@ -170,13 +171,15 @@ def package_of(root: ModuleType, pool: Any) -> Package:
         assert fields == rules, type_name
     duplicates = importlib.import_module(f"{name}._json").DuplicateKeys
     fast = importlib.import_module(f"{name}._validate_fast")
+    builder = MessageBuilder(messages.SCHEMA)
     return Package(
         messages,
         pool,
         reachable(pool, requests) or tuple(requests),
         duplicates,
         fast,
-        MessageBuilder(messages.SCHEMA),
+        builder,
+        MessageEncoder(builder),
     )
 
 
@@ -1708,6 +1711,34 @@ def check_builder(package: Package, descriptor: Descriptor, sent: Any) -> None:
         assert serialized(built) == serialized(
             expected
         ), f"{built} is not {expected} for {sent!r}"
+    check_encoder(package, descriptor, sent, expected)
+
+
+def check_encoder(
+    package: Package, descriptor: Descriptor, sent: Any, expected: Message | None
+) -> None:
+    """``MessageEncoder`` (the gRPC binding's answer bytes) writes bytes that parse to
+    the message ``ParseDict`` builds, and fails where it fails."""
+    message_class = package.cls(descriptor)
+    try:
+        encoded: bytes | None = package.encoder.encode(message_class, sent)
+    except Exception:
+        encoded = None
+    if expected is None or not expected.IsInitialized():  # proto2's required
+        assert encoded is None, f"MessageEncoder wrote {encoded!r} for {sent!r}"
+        return
+    assert (
+        encoded is not None
+    ), f"MessageEncoder failed where ParseDict builds: {sent!r}"
+    try:
+        written = message_class.FromString(encoded)
+    except DecodeError:  # nested deeper than protobuf's reader goes: its bytes too
+        with pytest.raises(DecodeError):
+            message_class.FromString(serialized(expected))
+        return
+    assert serialized(written) == serialized(
+        expected
+    ), f"{written} is not {expected} for {sent!r}"
 
 
 def run_oracle(package: Package, examples: int) -> dict[str, int]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from a2a.types import a2a_pb2 as pb
-from google.protobuf import descriptor_pb2, json_format
+from google.protobuf import descriptor_pb2, json_format, wrappers_pb2
 from google.protobuf.message import Message
 
 from codegen.runtime import _proto
@@ -376,3 +376,109 @@ def test_the_reader_keeps_apart_two_types_of_one_name_from_two_pools() -> None:
     assert reader.read(texts(text="hi")) == {"text": "hi"}
     assert reader.read(counts(count=5)) == {"count": "5"}  # a 64-bit integer: text
     assert reader.read(texts(text="again")) == {"text": "again"}
+
+
+# --- MessageEncoder ----------------------------------------------------------------
+
+ENCODER = _proto.MessageEncoder(BUILDER)
+
+
+def built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Records each value the encoder left to the builder."""
+    calls: list[str] = []
+    real = BUILDER.build
+
+    def recording(message_class: Any, type_name: str, value: Any) -> Message:
+        calls.append(type_name)
+        return real(message_class, type_name, value)
+
+    monkeypatch.setattr(BUILDER, "build", recording)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("message_class", "value"),
+    [
+        (pb.Task, TASK),
+        (pb.StreamResponse, {"task": TASK}),
+        (pb.ListTasksResponse, {"tasks": [TASK, {"id": "t2"}], "nextPageToken": ""}),
+        (pb.Part, {"text": ""}),  # a oneof member: written though empty
+        (pb.Part, {"data": []}),
+        (pb.Task, {"id": "", "status": {"state": "TASK_STATE_UNSPECIFIED"}}),
+        (pb.GetTaskRequest, {"id": "t", "historyLength": 0}),  # optional: written
+        (pb.GetTaskRequest, {"id": "t", "historyLength": -1}),  # ten bytes
+        (pb.Message, {"messageId": "é" * 200, "extensions": ["a", ""]}),  # long
+        (pb.SendMessageConfiguration, {"returnImmediately": False}),
+        (pb.Task, {"id": "t", "status": None, "metadata": {}}),  # null: absent
+    ],
+)
+def test_canonical_values_are_written_as_the_bytes_of_parse_dicts_message(
+    monkeypatch: pytest.MonkeyPatch, message_class: type[Message], value: Any
+) -> None:
+    calls = built(monkeypatch)
+    written = ENCODER.encode(message_class, value)
+    assert calls == []
+    assert message_class.FromString(written) == parse(message_class, value)
+
+
+@pytest.mark.parametrize(
+    ("message_class", "value"),
+    [
+        (
+            pb.Task,
+            {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}},
+        ),
+        (pb.GetTaskRequest, {"id": "t", "historyLength": -1}),
+        (pb.Part, {"text": "", "mediaType": "text/plain"}),
+    ],
+)
+def test_fields_in_protobufs_order_are_protobufs_bytes(
+    message_class: type[Message], value: Any
+) -> None:
+    expected = parse(message_class, value).SerializeToString()
+    assert ENCODER.encode(message_class, value) == expected
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"context_id": "proto name"},
+        {"status": {"state": 3}},  # an enum by number
+        {"id": "\ud800"},  # not UTF-8
+        {"artifacts": [{"artifactId": "a", "parts": [{"raw": "eA=="}]}]},  # bytes
+        {"metadata": {"nan": float("nan")}},
+        {"history": [None]},
+        {"id": 5},
+    ],
+)
+def test_what_the_encoder_does_not_write_is_built_and_serialized(
+    monkeypatch: pytest.MonkeyPatch, change: dict[str, Any]
+) -> None:
+    value = {**TASK, **change}
+    try:
+        expected: Message | None = parse(pb.Task, value)
+    except Exception:
+        expected = None
+    calls = built(monkeypatch)
+    if expected is None:
+        with pytest.raises(Exception):
+            ENCODER.encode(pb.Task, value)
+    else:
+        assert pb.Task.FromString(ENCODER.encode(pb.Task, value)) == expected
+    assert calls == ["lf.a2a.v1.Task"]
+
+
+@pytest.mark.parametrize(
+    "number", [1, 127, 128, 300, 2**31 - 1, -1, -(2**31), 2**63 - 1]
+)
+def test_varints_are_protobufs(number: int) -> None:
+    written = wrappers_pb2.Int64Value(value=number).SerializeToString()
+    assert written == b"\x08" + _proto.varint_bytes(number)
+
+
+def test_without_a_builder_parse_dict_builds_what_is_not_written() -> None:
+    encoder = _proto.MessageEncoder()
+    value = {"id": "t", "status": {"state": 3}}
+    assert pb.Task.FromString(encoder.encode(pb.Task, value)) == parse(pb.Task, value)
+    with pytest.raises(json_format.ParseError):
+        encoder.encode(pb.Task, {"id": "t", "nope": 1})

@@ -22,10 +22,12 @@ One call, as the ASGI application serves the other two bindings:
 3. ``handler.<method>(request, CallContext)``: ``binding="grpc"``, ``tenant`` the
    request's tenant field, ``headers`` the invocation metadata (``-bin`` values read
    as ISO-8859-1), ``base_url`` ``""`` (a gRPC call names no URL).
-4. The answer (a dict; None for ``google.protobuf.Empty``) built into the response
-   message (``_proto.MessageBuilder``: what ``json_format.ParseDict`` builds, through
-   the message class's constructor where the answer is in canonical form); a
-   server-streaming rpc's events one by one.
+4. The answer (a dict; None for ``google.protobuf.Empty``) written as the response
+   message's bytes (``_proto.MessageEncoder``: bytes that parse to what
+   ``json_format.ParseDict`` builds, written field by field where the answer is in
+   canonical form and of the plain kinds, else built through the message class's
+   constructor, ``_proto.MessageBuilder``); a server-streaming rpc's events one by
+   one.
 
 A client-streaming or bidirectional rpc's handler gets, in place of the request, an
 async iterator of them (``_Requests``): each message is read and validated as the
@@ -103,7 +105,13 @@ from ._jsonrpc import INVALID_REQUEST
 from ._headers import allow_list
 from ._params import NO_PARAMS, ServiceParams, VersionPolicy, read_service_params
 from ._paths import Name, Rpc
-from ._proto import LARGE_MESSAGE_BYTES, MessageBuilder, MessageReader, is_large
+from ._proto import (
+    LARGE_MESSAGE_BYTES,
+    MessageBuilder,
+    MessageEncoder,
+    MessageReader,
+    is_large,
+)
 from ._proto import is_repeated, off_loop
 from ._validate_fast import Target
 from ._request import CallContext
@@ -600,7 +608,9 @@ class GrpcBinding:
         self._seen: dict[tuple[tuple[str, ...], tuple[str, ...]], ServiceParams] = {}
         self.supported_versions = self._versions.names if self._versions else ()
         self.schema = schema
-        self._builder = MessageBuilder(schema) if schema is not None else None
+        self._encoder = MessageEncoder(
+            MessageBuilder(schema) if schema is not None else None
+        )
         self._reader = MessageReader()
         self.tenant_field = tenant_field
         self.max_message_bytes = max_message_bytes
@@ -671,17 +681,27 @@ class GrpcBinding:
             return await off_loop(self._read, rpc, raw)
         return self._read(rpc, raw)
 
-    async def _request(
+    def _read_now(
         self, rpc: _Rpc, raw: bytes, context: Context
     ) -> tuple[dict[str, Any], CallContext]:
-        """The request in canonical form and its ``CallContext``."""
+        """The request in canonical form and its ``CallContext``, for the usual
+        message (no larger than ``_read_at_once``: no refusal, no thread); a larger
+        one is ``_read_later``'s."""
         headers, params = self._call_head(context)
-        if len(raw) <= self._read_at_once:  # the usual message: no refusal, no thread
-            request = self._read(rpc, raw)
-        else:
-            request = await self._message(rpc, raw)
-        tenant = self.dispatch.tenant(request)
-        return request, CallContext(tenant, "grpc", params, headers)
+        request = self._read(rpc, raw)
+        return request, CallContext(
+            self.dispatch.tenant(request), "grpc", params, headers
+        )
+
+    async def _read_later(
+        self, rpc: _Rpc, raw: bytes, context: Context
+    ) -> tuple[dict[str, Any], CallContext]:
+        """``_read_now`` of a message that may be refused or read on a thread."""
+        headers, params = self._call_head(context)
+        request = await self._message(rpc, raw)
+        return request, CallContext(
+            self.dispatch.tenant(request), "grpc", params, headers
+        )
 
     async def _requests(
         self, rpc: _Rpc, raw: AsyncIterator[bytes], context: Context
@@ -723,20 +743,16 @@ class GrpcBinding:
         """A handler's answer (or event) as the response message's bytes; a value
         that is no such message is the handler's bug."""
         answer = self.dispatch.answer(rpc.method.rpc, answer, what, empty=True)
-        if self._builder is not None:
-            message = self._builder.build(
-                rpc.response_class, rpc.method.response_type, answer
-            )
-        else:
-            message = rpc.response_class()
-            json_format.ParseDict(answer, message)
-        encoded: bytes = message.SerializeToString()
-        return encoded
+        return self._encoder.encode(rpc.response_class, answer)
 
     def _unary(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
         async def call(raw: bytes, context: Context) -> bytes:
             try:
-                request, call_context = await self._request(rpc, raw, context)
+                request, call_context = (
+                    self._read_now(rpc, raw, context)
+                    if len(raw) <= self._read_at_once
+                    else await self._read_later(rpc, raw, context)
+                )
                 answer = await rpc.call(request, call_context)
                 return self._encode(rpc, answer, "returned")
             except BaseException as exc:  # _failure re-raises a real cancellation
@@ -750,7 +766,11 @@ class GrpcBinding:
     def _streaming(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
         async def call(raw: bytes, context: Context) -> AsyncIterator[bytes]:
             try:
-                request, call_context = await self._request(rpc, raw, context)
+                request, call_context = (
+                    self._read_now(rpc, raw, context)
+                    if len(raw) <= self._read_at_once
+                    else await self._read_later(rpc, raw, context)
+                )
                 events = await self.dispatch.events(
                     rpc.method.rpc, request, call_context
                 )
@@ -1069,7 +1089,6 @@ def _writing(sending: Awaitable[None]) -> asyncio.Future[None]:
 class _Remote(NamedTuple):
     path: str
     request_class: type[Message]
-    request_type: str
     response_class: type[Message]
     empty: bool  # answers google.protobuf.Empty: the handler's None
 
@@ -1122,7 +1141,9 @@ class GrpcBackend:
         self.expose_errors = expose_errors
         classes = _message_classes(pb2_module, services)
         self._required = _RequiredDefaults()
-        self._builder = MessageBuilder(schema) if schema is not None else None
+        self._encoder = MessageEncoder(
+            MessageBuilder(schema) if schema is not None else None
+        )
         self._reader = MessageReader()
         self._remotes: dict[str, _Remote] = {}
         for service in services:
@@ -1131,7 +1152,6 @@ class GrpcBackend:
                 self._remotes[method.rpc] = _Remote(
                     f"/{service.name}/{method.rpc}",
                     request_class,
-                    method.request_type,
                     response_class,
                     response_class.DESCRIPTOR.full_name == "google.protobuf.Empty",
                 )
@@ -1168,15 +1188,7 @@ class GrpcBackend:
         return min(timeout, _LATEST_DEADLINE - time.time() - 1.0)
 
     def _encode(self, remote: _Remote, request: Mapping[str, Any]) -> bytes:
-        if self._builder is not None:
-            message = self._builder.build(
-                remote.request_class, remote.request_type, request
-            )
-        else:
-            message = remote.request_class()
-            json_format.ParseDict(dict(request), message)
-        encoded: bytes = message.SerializeToString()
-        return encoded
+        return self._encoder.encode(remote.request_class, request)
 
     def _decode(self, remote: _Remote, raw: bytes) -> Any:
         message = remote.response_class.FromString(raw)

@@ -22,7 +22,14 @@ builds, and fails where it fails: whatever the fast path does not know to be exa
 32-bit float, two members of a oneof, nulls in lists, unknown fields) goes to
 ``ParseDict`` for the whole message instead.
 
-Both work through a function per message type, compiled on first use as the
+``MessageEncoder`` writes the canonical form as wire bytes itself for the plain kinds
+(strings and lists of them, enums by name, bools, varint integers, doubles, messages
+and lists of them, timestamps, durations, field masks, structs and values), field by
+field in the dict's order, which every protobuf reader takes; anything else is built
+by ``MessageBuilder`` and serialized. Writing makes no message object only to
+serialize it.
+
+All three work through a function per message type, compiled on first use as the
 validator's plain case is (``_compiling.compiled``): a chain of comparisons on the
 key (the field's descriptor itself, for the reader) with the field's conversion inline, instead of a walk
 that looks each field's rule up and branches on its kind.
@@ -34,6 +41,7 @@ import asyncio
 import base64
 import math
 import os
+import struct
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
@@ -360,6 +368,12 @@ def is_repeated(field: Any) -> bool:
     return bool(found if found is not None else field.label == field.LABEL_REPEATED)
 
 
+def _is_required(field: Any) -> bool:
+    """Whether a ``FieldDescriptor`` is proto2's ``required``."""
+    found = getattr(field, "is_required", None)  # protobuf >= 6; ``label`` before
+    return bool(found if found is not None else field.label == field.LABEL_REQUIRED)
+
+
 # What MessageReader does with a field's values: as they are, as decimal text, ...
 _AS_IS, _TEXT, _DOUBLE, _BYTES, _ENUM, _MESSAGE, _PRINTED = range(7)
 _F = FieldDescriptor
@@ -421,6 +435,17 @@ _READ_STORE: dict[tuple[int, bool], list[str]] = {
 }
 
 
+def _target_in(
+    targets: dict[Any, Target], descriptor: Any, compile: Callable[[Any], Any]
+) -> Target:
+    """The ``Target`` of ``descriptor`` in ``targets``, made once: ``compile`` gives
+    its function when first called."""
+    found = targets.get(descriptor)
+    if found is None:
+        found = targets[descriptor] = Target(lambda: compile(descriptor))
+    return found
+
+
 class MessageReader:
     """Reads messages into the ProtoJSON dicts ``json_format.MessageToDict`` gives
     (json names, enums by name, 64-bit integers as decimal strings, defaults left
@@ -441,12 +466,7 @@ class MessageReader:
         return self._target(descriptor)
 
     def _target(self, descriptor: Any) -> Target:
-        found = self._targets.get(descriptor)
-        if found is None:
-            found = self._targets[descriptor] = Target(
-                lambda: self._compile(descriptor)
-            )
-        return found
+        return _target_in(self._targets, descriptor, self._compile)
 
     def _compile(self, descriptor: Any) -> Callable[[Message], Any]:
         """The dict of a ``descriptor`` message, from its set fields (``ListFields``)
@@ -504,6 +524,303 @@ class MessageReader:
             "<reading of one message type>", body, bound
         )
         return reading
+
+
+# --- ProtoJSON dicts as wire bytes ---------------------------------------------------
+
+_SMALL = [bytes((n,)) for n in range(128)]  # a varint below 128 is its one byte
+
+
+def varint_bytes(number: int) -> bytes:
+    """``number`` as a protobuf varint (a negative one as its 64-bit two's complement,
+    ten bytes, as int32, int64 and enum fields write it)."""
+    if number < 0:
+        number += 1 << 64
+    if number < 128:
+        return _SMALL[number]
+    out = bytearray()
+    while number > 127:
+        out.append(number & 0x7F | 0x80)
+        number >>= 7
+    out.append(number)
+    return bytes(out)
+
+
+def _double_bytes(value: object) -> bytes:
+    """A finite double's eight bytes (fixed64 wire type), or _Unsure."""
+    if type(value) is float or type(value) is int:
+        try:
+            number = float(value)
+        except OverflowError:
+            raise _Unsure from None
+        if -1.7976931348623157e308 <= number <= 1.7976931348623157e308:
+            return _PACK_DOUBLE(number)
+    raise _Unsure
+
+
+_PACK_DOUBLE = struct.Struct("<d").pack
+_RANGES = {  # the integers each varint kind holds
+    _F.TYPE_INT32: (-(1 << 31), 1 << 31),
+    _F.TYPE_UINT32: (0, 1 << 32),
+    _F.TYPE_INT64: (-(1 << 63), 1 << 63),
+    _F.TYPE_UINT64: (0, 1 << 64),
+}
+_LENGTH = "out += (w{i}, small[n] if (n := len(b)) < 128 else varint(n), b)"
+_WRITE: dict[str, list[str]] = {
+    "string": [
+        "if type(item) is not str:",
+        "    raise Unsure",
+        "b = item.encode()",
+        _LENGTH,
+    ],
+    "strings": [
+        "if type(item) is not list:",
+        "    raise Unsure",
+        "for element in item:",
+        "    if type(element) is not str:",
+        "        raise Unsure",
+        "    b = element.encode()",
+        "    " + _LENGTH,
+    ],
+    "enum": [
+        "n = n{i}.get(item) if type(item) is str else None",
+        "if n is None:",
+        "    raise Unsure",
+        "out += (w{i}, varint(n))",
+    ],
+    "bool": [
+        "if item is not True and item is not False:",
+        "    raise Unsure",
+        "out += (w{i}, small[item])",
+    ],
+    "integer": [
+        "n = integer(item)",
+        "if not r{i}[0] <= n < r{i}[1]:",
+        "    raise Unsure",
+        "out += (w{i}, varint(n))",
+    ],
+    "double": ["out += (w{i}, double(item))"],
+    "message": ["b = t{i}.check(item, depth + 1)", _LENGTH],
+    "messages": [
+        "if type(item) is not list:",
+        "    raise Unsure",
+        "for element in item:",
+        "    b = t{i}.check(element, depth + 1)",
+        "    " + _LENGTH,
+    ],
+    "converted": ["b = c{i}(item, depth)", _LENGTH],
+    "unsure": ["raise Unsure"],
+}
+# The same for a field without presence (proto3's plain scalars): its default is left
+# unwritten, as protobuf leaves it (a double's 0, whose sign protobuf keeps, is left to
+# the fallback).
+_IMPLICIT: dict[str, list[str]] = {
+    "string": [*_WRITE["string"][:3], "if b:", "    " + _LENGTH],
+    "enum": [*_WRITE["enum"][:3], "if n:", "    out += (w{i}, varint(n))"],
+    "bool": [
+        "if item is True:",
+        "    out += (w{i}, small[1])",
+        "elif item is not False:",
+        "    raise Unsure",
+    ],
+    "integer": [*_WRITE["integer"][:3], "if n:", "    out += (w{i}, varint(n))"],
+    "double": ["if item == 0:", "    raise Unsure", "out += (w{i}, double(item))"],
+}
+
+
+class MessageEncoder:
+    """Writes ProtoJSON dicts as protobuf's wire bytes, with a function compiled once
+    per message type from its descriptor, for the plain kinds (strings, enums by
+    name, bools, 32- and 64-bit varint integers, doubles, messages, lists of strings
+    and of messages, timestamps, durations, field masks, structs and values of plain
+    JSON); a value holding anything else is built as ``MessageBuilder.build`` (or,
+    without one, ``json_format.ParseDict``) builds it and serialized. The bytes
+    parse to the message that ``ParseDict`` builds (fields in the dict's order, which
+    protobuf's readers take in any), and it fails where that fails or where
+    protobuf's serializer refuses the message (a proto2 ``required`` field unset)."""
+
+    def __init__(self, builder: MessageBuilder | None = None) -> None:
+        self.builder = builder
+        self._targets: dict[Any, Target] = {}  # by descriptor, as the reader's
+        self._by_class: dict[type[Message], Target] = {}
+
+    def encode(self, message_class: type[Message], value: Mapping[str, Any]) -> bytes:
+        """The wire bytes of ``value``, a ``message_class`` message's ProtoJSON."""
+        target = self._by_class.get(message_class)
+        if target is None:
+            target = self._by_class[message_class] = self._target(
+                message_class.DESCRIPTOR
+            )
+        try:
+            written: bytes = target.check(value, 1)
+            return written
+        except (_Unsure, UnicodeEncodeError):  # a lone surrogate: not UTF-8
+            pass
+        if self.builder is not None:
+            type_name = message_class.DESCRIPTOR.full_name
+            message = self.builder.build(message_class, type_name, value)
+        else:
+            message = message_class()
+            json_format.ParseDict(
+                value if type(value) is dict else dict(value), message
+            )
+        encoded: bytes = message.SerializeToString()
+        return encoded
+
+    def _target(self, descriptor: Any) -> Target:
+        return _target_in(self._targets, descriptor, self._compile)
+
+    def _compile(self, descriptor: Any) -> Callable[[Any, int], bytes]:
+        """The bytes of a ``descriptor`` dict at nesting ``depth``, or ``_Unsure``;
+        a type whose JSON form is its own (a well-known type) is always unsure."""
+        bound: dict[str, Any] = {
+            "Unsure": _Unsure,
+            "small": _SMALL,
+            "varint": varint_bytes,
+            "integer": _integer,
+            "double": _double_bytes,
+            "MAX_DEPTH": _MAX_DEPTH,
+        }
+        if descriptor.full_name.startswith(_OWN_FORM) or any(
+            _is_required(field) for field in descriptor.fields
+        ):  # proto2's required fields: protobuf's serializer checks them
+            return _unsure
+        fields = descriptor.fields
+        flags = {
+            field.containing_oneof.name: f"o{i}"
+            for i, field in enumerate(fields)
+            if field.containing_oneof is not None
+        }
+        bound["absent"] = frozenset(  # fields whose null is their absence
+            field.json_name
+            for field in fields
+            if not is_repeated(field) and self._kind(field) not in _NULLABLE
+        )
+        body = [
+            "def run(value, depth):",
+            "    if type(value) is not dict or depth > MAX_DEPTH:",
+            "        raise Unsure",
+            "    out = []",
+            *(f"    {flag} = False" for flag in dict.fromkeys(flags.values())),
+            "    for key, item in value.items():",
+            "        if item is None:",
+            "            if key in absent:",
+            "                continue",
+            "            raise Unsure",
+        ]
+        for i, field in enumerate(fields):
+            shape = self._shape(field, bound, i)
+            bound[f"k{i}"] = field.json_name
+            body.append(f"        {'if' if i == 0 else 'elif'} key == k{i}:")
+            if field.containing_oneof is not None:
+                flag = flags[field.containing_oneof.name]
+                body += [
+                    f"            if {flag}:",
+                    "                raise Unsure",  # ParseDict refuses the second
+                    f"            {flag} = True",
+                ]
+            lines = _WRITE[shape]
+            if shape in _IMPLICIT and not field.has_presence:
+                lines = _IMPLICIT[shape]
+            body += ["            " + line.format(i=i) for line in lines]
+        if fields:  # a proto name, or no field: the fallback says which
+            body += ["        else:", "            raise Unsure"]
+        else:
+            body.append("        raise Unsure")
+        body.append("    return b''.join(out)")
+        written: Callable[[Any, int], bytes] = compiled(
+            "<writing of one message type>", body, bound
+        )
+        return written
+
+    @staticmethod
+    def _kind(field: Any) -> str:
+        """The full name of ``field``'s message or enum type, ``""`` for a scalar."""
+        if field.type == _F.TYPE_MESSAGE:
+            return str(field.message_type.full_name)
+        if field.type == _F.TYPE_ENUM:
+            return str(field.enum_type.full_name)
+        return ""
+
+    def _shape(self, field: Any, bound: dict[str, Any], i: int) -> str:
+        """Which snippet writes ``field`` (the ``i``-th), its values bound."""
+        kind, repeated = field.type, is_repeated(field)
+        bound[f"w{i}"] = varint_bytes(field.number << 3 | _WIRE_TYPES.get(kind, 0))
+        if kind == _F.TYPE_STRING:
+            return "strings" if repeated else "string"
+        if kind == _F.TYPE_MESSAGE:
+            target = field.message_type
+            if target.GetOptions().map_entry:
+                return "unsure"
+            converter = _CONVERTERS.get(target.full_name)
+            if converter is not None and not repeated:
+                bound[f"c{i}"] = converter
+                return "converted"
+            if target.full_name.startswith(_OWN_FORM):
+                return "unsure"
+            bound[f"t{i}"] = self._target(target)
+            return "messages" if repeated else "message"
+        if repeated:
+            return "unsure"  # packed or not, by syntax and option: protobuf writes them
+        if kind == _F.TYPE_ENUM and not field.enum_type.full_name.startswith(_OWN_FORM):
+            bound[f"n{i}"] = {
+                value.name: value.number for value in field.enum_type.values
+            }
+            return "enum"
+        if kind == _F.TYPE_BOOL:
+            return "bool"
+        if kind in _RANGES:
+            bound[f"r{i}"] = _RANGES[kind]
+            return "integer"
+        if kind == _F.TYPE_DOUBLE:
+            return "double"
+        return "unsure"  # bytes, float, the zigzag and fixed integers, NullValue
+
+
+_NULLABLE = ("google.protobuf.Value", "google.protobuf.NullValue")
+_WIRE_TYPES = {  # the wire type of each kind not a varint (0)
+    _F.TYPE_STRING: 2,
+    _F.TYPE_MESSAGE: 2,
+    _F.TYPE_BYTES: 2,
+    _F.TYPE_DOUBLE: 1,
+}
+
+
+def _unsure(value: object, depth: int) -> bytes:
+    raise _Unsure
+
+
+def _text_message(kind: str) -> Callable[[object, int], bytes]:
+    def convert(value: object, depth: int) -> bytes:
+        encoded: bytes = _scalar(kind, value).SerializeToString()
+        return encoded
+
+    return convert
+
+
+def _struct_bytes(value: object, depth: int) -> bytes:
+    if type(value) is dict and _plain_json(value, depth + 1):
+        message = struct_pb2.Struct()
+        message.update(value)
+        encoded: bytes = message.SerializeToString()
+        return encoded
+    raise _Unsure
+
+
+def _value_bytes(value: object, depth: int) -> bytes:
+    if _plain_json(value, depth + 1):
+        encoded: bytes = _json_value(value).SerializeToString()
+        return encoded
+    raise _Unsure
+
+
+_CONVERTERS: dict[str, Callable[[object, int], bytes]] = {
+    "google.protobuf.Timestamp": _text_message("timestamp"),
+    "google.protobuf.Duration": _text_message("duration"),
+    "google.protobuf.FieldMask": _text_message("field_mask"),
+    "google.protobuf.Struct": _struct_bytes,
+    "google.protobuf.Value": _value_bytes,
+}
 
 
 # --- large messages off the event loop ---------------------------------------------
