@@ -361,10 +361,9 @@ class A2AApplication:
     def _unshared_endpoint(self) -> str | None:
         """The JSON-RPC endpoint (of no tenant) when no HTTP+JSON route of any
         version takes a POST to it, else None: a request there needs no matching."""
-        endpoint = self.options.jsonrpc_path
+        endpoint = self.options.jsonrpc_endpoint
         if endpoint is None:
             return None
-        endpoint = endpoint or "/"
         route_path = self._route_path(endpoint)
         if route_path is not None and any(
             table.match("POST", route_path) for table, _ in self._tables
@@ -375,9 +374,10 @@ class A2AApplication:
     def _rpc_tenant(self, path: str) -> str | None:
         """The tenant of the JSON-RPC endpoint ``path`` names (``""``: the endpoint
         itself); None when it names none."""
-        if self.options.jsonrpc_path is None:
+        endpoint = self.options.jsonrpc_endpoint
+        if endpoint is None:
             return None
-        tenant = endpoint_tenant(path, self.options.jsonrpc_path or "/")
+        tenant = endpoint_tenant(path, endpoint)
         if tenant and not self.tenant_field:  # no tenants: the endpoint alone
             return None
         return tenant

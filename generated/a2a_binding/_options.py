@@ -101,3 +101,10 @@ class ServeOptions:
 
     def _set(self, name: str, value: object) -> None:
         object.__setattr__(self, name, value)  # frozen: normalised once, when made
+
+    @property
+    def jsonrpc_endpoint(self) -> str | None:
+        """The JSON-RPC endpoint's path of no tenant (``jsonrpc_path`` as normalised,
+        ``"/"`` for the root); None when JSON-RPC is off."""
+        path = self.jsonrpc_path
+        return None if path is None else path or "/"

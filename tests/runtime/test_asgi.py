@@ -29,6 +29,7 @@ from codegen.runtime._asgi import (
     base_url,
 )
 from codegen.runtime._jsonrpc import JsonRpcBinding, Method
+from codegen.runtime._options import ServeOptions
 from codegen.runtime._paths import Capture, Route, RouteTable
 from codegen.runtime._errors import A2AError
 from codegen.runtime._query import Param, QueryCodecs, QueryError
@@ -444,6 +445,21 @@ def test_prefix_and_disabled_bindings() -> None:
     )  # JSON-RPC
     with pytest.raises(ValueError, match="http_json_prefix"):
         make_app(http_json_prefix="rest")
+
+
+@pytest.mark.parametrize(
+    ("jsonrpc_path", "endpoint"),
+    [("/", "/"), ("", "/"), ("/rpc/", "/rpc"), ("/a/b", "/a/b"), (None, None)],
+)
+def test_the_jsonrpc_endpoint_is_the_normalised_path(
+    jsonrpc_path: str | None, endpoint: str | None
+) -> None:
+    assert ServeOptions(jsonrpc_path=jsonrpc_path).jsonrpc_endpoint == endpoint
+    if endpoint is not None:
+        app = make_app(jsonrpc_path=jsonrpc_path)
+        body = rpc_body("Get", {"id": "t1"})
+        answer = run(drive(app, "POST", endpoint, body=body, headers=V))
+        assert answer.json()["result"]["id"] == "t1"
 
 
 def test_not_found_and_method_not_allowed() -> None:
