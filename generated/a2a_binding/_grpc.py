@@ -691,21 +691,27 @@ class GrpcBinding:
         """The request in canonical form and its ``CallContext``, for the usual
         message (no larger than ``_read_at_once``: no refusal, no thread); a larger
         one is ``_read_later``'s."""
-        headers, params = self._call_head(context)
+        head = self._call_head(context)
         request = self._read(rpc, raw)
-        return request, CallContext(
-            self.dispatch.tenant(request), "grpc", params, headers
-        )
+        return request, self._call_context(head, request)
 
     async def _read_later(
         self, rpc: _Rpc, raw: bytes, context: Context
     ) -> tuple[dict[str, Any], CallContext]:
         """``_read_now`` of a message that may be refused or read on a thread."""
-        headers, params = self._call_head(context)
+        head = self._call_head(context)
         request = await self._message(rpc, raw)
-        return request, CallContext(
-            self.dispatch.tenant(request), "grpc", params, headers
-        )
+        return request, self._call_context(head, request)
+
+    def _call_context(
+        self,
+        head: tuple[tuple[tuple[str, str], ...], ServiceParams],
+        request: Mapping[str, Any] | None,
+    ) -> CallContext:
+        """The ``CallContext`` of a call with ``head`` (see ``_call_head``) whose
+        (first) request is ``request``."""
+        headers, params = head
+        return CallContext(self.dispatch.tenant(request), "grpc", params, headers)
 
     async def _requests(
         self, rpc: _Rpc, raw: AsyncIterator[bytes], context: Context
@@ -713,11 +719,9 @@ class GrpcBinding:
         """A client stream's requests and the call's ``CallContext``, whose tenant is
         the first request's: the first is read before the handler runs (an empty
         stream: no tenant)."""
-        headers, params = self._call_head(context)
+        head = self._call_head(context)
         requests = _Requests(self, rpc, raw, context)
-        first = await requests.first()
-        tenant = self.dispatch.tenant(first)
-        return requests, CallContext(tenant, "grpc", params, headers)
+        return requests, self._call_context(head, await requests.first())
 
     def _read(self, rpc: _Rpc, raw: bytes) -> dict[str, Any]:
         """The request message in ``raw``, in canonical form."""

@@ -677,6 +677,10 @@ class MessageEncoder:
     def _compile(self, descriptor: Any) -> Callable[[Any, int], bytes]:
         """The bytes of a ``descriptor`` dict at nesting ``depth``, or ``_Unsure``;
         a type whose JSON form is its own (a well-known type) is always unsure."""
+        if descriptor.full_name.startswith(_OWN_FORM) or any(
+            _is_required(field) for field in descriptor.fields
+        ):  # proto2's required fields: protobuf's serializer checks them
+            return _unsure
         bound: dict[str, Any] = {
             "Unsure": _Unsure,
             "small": _SMALL,
@@ -685,10 +689,6 @@ class MessageEncoder:
             "double": _double_bytes,
             "MAX_DEPTH": _MAX_DEPTH,
         }
-        if descriptor.full_name.startswith(_OWN_FORM) or any(
-            _is_required(field) for field in descriptor.fields
-        ):  # proto2's required fields: protobuf's serializer checks them
-            return _unsure
         fields = descriptor.fields
         flags = {
             field.containing_oneof.name: f"o{i}"
@@ -782,10 +782,9 @@ class MessageEncoder:
 
 
 _NULLABLE = ("google.protobuf.Value", "google.protobuf.NullValue")
-_WIRE_TYPES = {  # the wire type of each kind not a varint (0)
+_WIRE_TYPES = {  # the wire type of each kind written that is not a varint (0)
     _F.TYPE_STRING: 2,
     _F.TYPE_MESSAGE: 2,
-    _F.TYPE_BYTES: 2,
     _F.TYPE_DOUBLE: 1,
 }
 
