@@ -84,3 +84,17 @@ def test_every_entry_names_a_test_the_kit_has(name: str) -> None:
         assert any(
             fnmatch.fnmatchcase(test, pattern) for test in tests
         ), f"{LISTS[name].name}: {entry['test']} names no test of {kit.folder.name}"
+
+
+def _report(*outcomes: tuple[str, str]) -> dict[str, Any]:
+    return {"tests": [{"nodeid": n, "outcome": o} for n, o in outcomes]}
+
+
+def test_a_failure_is_one_that_fails_or_errs() -> None:
+    report = _report(("a", "passed"), ("b", "failed"), ("c", "error"), ("d", "skipped"))
+    assert run.failed(report) == ["b", "c"]
+
+
+def test_an_unlisted_failure_that_passes_when_run_again_is_flaky() -> None:
+    again = _report(("a", "passed"), ("b", "failed"), ("c", "error"))
+    assert run.settle(["a", "b", "c", "gone"], again) == (["a"], ["b", "c", "gone"])
