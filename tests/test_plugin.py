@@ -372,15 +372,20 @@ def test_two_files_may_not_become_one_package(tmp_path: Path) -> None:
 def test_version_and_help_answer_without_reading_stdin(flag: str, stdin: str) -> None:
     primary, secondary = pty.openpty()
     source = {"tty": secondary, "empty": subprocess.DEVNULL, "closed": None}[stdin]
+    command = [plugin_executable(), flag]
+    if stdin == "closed":
+        # The shell closes stdin and execs the plugin. Not a ``preexec_fn``: that
+        # forks this process as it is, with grpc's fork handlers (an earlier test
+        # loaded grpc), whose threads race the close of descriptor 0 in the child.
+        command = ["/bin/sh", "-c", 'exec 0<&- && exec "$@"', "sh", *command]
     try:
         result = subprocess.run(
-            [plugin_executable(), flag],
+            command,
             stdin=source,
             capture_output=True,
             timeout=60,  # a hang (reading the terminal) fails here instead of blocking the run
             close_fds=True,
             pass_fds=(),
-            preexec_fn=(lambda: os.close(0)) if stdin == "closed" else None,
         )
     finally:
         os.close(primary)
