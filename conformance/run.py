@@ -265,13 +265,14 @@ def listed(
     return None
 
 
+def outcome_of(test: dict[str, Any]) -> str:
+    """A kit test's outcome: passed, failed (an error in a fixture too), skipped."""
+    return "failed" if test["outcome"] == "error" else str(test["outcome"])
+
+
 def failed(result: dict[str, Any]) -> list[str]:
-    """The tests a kit report has failing (an error in a fixture is a failure)."""
-    return [
-        test["nodeid"]
-        for test in result["tests"]
-        if test["outcome"] in ("failed", "error")
-    ]
+    """The tests a kit report has failing."""
+    return [t["nodeid"] for t in result["tests"] if outcome_of(t) == "failed"]
 
 
 def settle(unlisted: list[str], again: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -343,9 +344,7 @@ def main() -> int:
                     result = run_kit(python, kit, copy, url, category, selected, token)
                     counts = {"passed": 0, "failed": 0, "skipped": 0}
                     for test in result["tests"]:
-                        outcome = (
-                            "failed" if test["outcome"] == "error" else test["outcome"]
-                        )
+                        outcome = outcome_of(test)
                         counts[outcome] = counts.get(outcome, 0) + 1
                         outcomes[f"{transport} {test['nodeid']}"] = outcome
                     unlisted = []

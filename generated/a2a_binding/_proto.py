@@ -173,6 +173,22 @@ def _json_value(value: object) -> struct_pb2.Value:
     return struct_pb2.Value(number_value=value)
 
 
+def _plain_struct(value: object, depth: int) -> dict[str, Any]:
+    """A ``Struct`` field's value of a message at nesting ``depth``, as the
+    constructor takes it (the dict), when it is plain JSON; else _Unsure."""
+    if type(value) is dict and _plain_json(value, depth + 1):
+        return value
+    raise _Unsure
+
+
+def _plain_value(value: object, depth: int) -> struct_pb2.Value:
+    """A ``Value`` field's value of a message at nesting ``depth`` as a message, when
+    it is plain JSON; else _Unsure."""
+    if _plain_json(value, depth + 1):
+        return _json_value(value)
+    raise _Unsure
+
+
 # --- the compiled functions ---------------------------------------------------------
 #
 # Each message type gets a function compiled on first use (as the validator's plain
@@ -339,21 +355,9 @@ class MessageBuilder:
 
             return enum
         if kind == "struct":
-
-            def struct(value: object, depth: int) -> Any:
-                if type(value) is dict and _plain_json(value, depth + 1):
-                    return value
-                raise _Unsure
-
-            return struct
+            return _plain_struct
         if kind == "value":
-
-            def json_value(value: object, depth: int) -> Any:
-                if _plain_json(value, depth + 1):
-                    return _json_value(value)
-                raise _Unsure
-
-            return json_value
+            return _plain_value
 
         def scalar(value: object, depth: int) -> Any:
             if value is None:
@@ -552,14 +556,7 @@ def varint_bytes(number: int) -> bytes:
 
 def _double_bytes(value: object) -> bytes:
     """A finite double's eight bytes (fixed64 wire type), or _Unsure."""
-    if type(value) is float or type(value) is int:
-        try:
-            number = float(value)
-        except OverflowError:
-            raise _Unsure from None
-        if -1.7976931348623157e308 <= number <= 1.7976931348623157e308:
-            return _PACK_DOUBLE(number)
-    raise _Unsure
+    return _PACK_DOUBLE(_scalar("double", value))
 
 
 _PACK_DOUBLE = struct.Struct("<d").pack
@@ -802,19 +799,15 @@ def _text_message(kind: str) -> Callable[[object, int], bytes]:
 
 
 def _struct_bytes(value: object, depth: int) -> bytes:
-    if type(value) is dict and _plain_json(value, depth + 1):
-        message = struct_pb2.Struct()
-        message.update(value)
-        encoded: bytes = message.SerializeToString()
-        return encoded
-    raise _Unsure
+    message = struct_pb2.Struct()
+    message.update(_plain_struct(value, depth))
+    encoded: bytes = message.SerializeToString()
+    return encoded
 
 
 def _value_bytes(value: object, depth: int) -> bytes:
-    if _plain_json(value, depth + 1):
-        encoded: bytes = _json_value(value).SerializeToString()
-        return encoded
-    raise _Unsure
+    encoded: bytes = _plain_value(value, depth).SerializeToString()
+    return encoded
 
 
 _CONVERTERS: dict[str, Callable[[object, int], bytes]] = {
