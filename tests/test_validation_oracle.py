@@ -29,8 +29,8 @@ and through the oracle:
 
 The compiled check of the plain case (``_validate_fast``) gives what the general walk
 gives wherever it does not leave the case to it; ``MessageReader`` reads each message
-the cases start from as ``MessageToDict`` prints it; ``MessageBuilder`` builds what
-``ParseDict`` builds.
+the cases start from as ``MessageToDict`` prints it, and reads its bytes as it reads
+what protobuf parses from them; ``MessageBuilder`` builds what ``ParseDict`` builds.
 
 ``VALIDATION_EXAMPLES`` scales the number of examples (``VALIDATION_EXAMPLES=20`` for
 a long run); each example is ``CASES_PER_EXAMPLE`` cases.
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import json
 import os
 import subprocess
 import sys
@@ -60,6 +61,7 @@ from hypothesis import strategies as st
 
 from codegen.inputs import include_paths
 from codegen.runtime._proto import MessageBuilder, MessageEncoder, MessageReader
+from codegen.runtime._validate_fast import Fallback
 
 from .conftest import PROTO
 
@@ -120,6 +122,7 @@ class Package:
     fast: ModuleType  # the package's own _validate_fast (of its serving layer)
     builder: MessageBuilder  # over the package's own tables
     encoder: MessageEncoder  # the builder its fallback
+    reader: MessageReader  # over the package's own tables (its REQUIRED fields)
     counts: dict[str, int] = field(default_factory=dict)
     mutations: list[str] = field(default_factory=list)
 
@@ -180,6 +183,7 @@ def package_of(root: ModuleType, pool: Any) -> Package:
         fast,
         builder,
         MessageEncoder(builder),
+        MessageReader(messages.SCHEMA),
     )
 
 
@@ -1666,7 +1670,9 @@ def check_plain_case(
         ), f"in place: {refused} for {context}"
     try:
         plain = package.fast.target(schema, type_name).check(sent, 1)
-    except package.fast.Fallback:
+    except (package.fast.Fallback, Fallback):  # the schema's compiled checks are
+        # kept by the schema: a test that ran the repository's runtime on it first
+        # compiled them with that copy's Fallback
         return
     package.count("plain")
     assert plain == walked, f"the compiled check gives {plain!r} for {context}"
@@ -1684,6 +1690,34 @@ def check_reader(package: Package, message: Message) -> None:
         return
     package.count("read")
     assert repr(READER.read(message)) == repr(expected), message
+    check_parser(package, message)
+
+
+def check_parser(package: Package, message: Message) -> None:
+    """``MessageReader.parser`` (the bytes of the gRPC binding's requests) reads
+    what protobuf parses and ``read`` reads, and fails where ``FromString`` fails;
+    over the package's tables, what it reads without handing it to validation is
+    what validation accepts and gives back unchanged."""
+    message_class = type(message)
+    raw = serialized(message)
+    try:
+        expected = READER.read(message_class.FromString(raw))
+    except Exception as exc:  # nested deeper than protobuf's reader goes
+        with pytest.raises(type(exc)):
+            READER.parser(message_class)(raw)
+        return
+    parsed = READER.parser(message_class)(raw)
+    assert json.dumps(parsed, sort_keys=True) == json.dumps(expected, sort_keys=True)
+    type_name = message.DESCRIPTOR.full_name
+    validated: list[Any] = []
+    straight = package.reader.parser(message_class, validated.append)(raw)
+    if validated:  # handed over: what protobuf parsed, as read
+        assert validated == [expected]
+        return
+    package.count("read straight")
+    assert straight == expected
+    again = package.module.validate(type_name, straight, unknown_fields="reject")
+    assert again == straight, f"validation changes {straight!r} to {again!r}"
 
 
 def check_builder(package: Package, descriptor: Descriptor, sent: Any) -> None:

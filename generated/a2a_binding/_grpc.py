@@ -116,8 +116,7 @@ from ._proto import (
     MessageReader,
     is_large,
 )
-from ._proto import is_repeated, off_loop
-from ._validate_fast import Target
+from ._proto import is_repeated, off_loop, read_varint
 from ._request import CallContext
 from ._validate import Schema, ValidationError
 
@@ -370,14 +369,14 @@ def services_of(rpcs: Mapping[Name, Rpc[Name]]) -> tuple[GrpcService, ...]:
 
 class _Rpc(NamedTuple):
     """One rpc, resolved: its row, the handler's method, the message classes, the
-    reader of its requests."""
+    reading of its requests' bytes."""
 
     method: GrpcMethod
     call: Callable[[Any, CallContext], Any]
     request_class: type[Message]
     response_class: type[Message]
     where: str  # the method path, for logs
-    reader: Target
+    read: Callable[[bytes], Any]
 
 
 def _message_classes(
@@ -421,24 +420,37 @@ def _message_classes(
     return classes
 
 
-def _metadata(
-    context: Context,
-) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...], tuple[str, ...]]:
-    """The invocation metadata as ``(name, value)`` (``-bin`` values as ISO-8859-1),
-    and the values of ``a2a-version`` and of ``a2a-extensions``, in one pass."""
-    headers: list[tuple[str, str]] = []
-    versions: list[str] = []
-    extensions: list[str] = []
-    for key, value in context.invocation_metadata() or ():
-        if not isinstance(value, str):
-            headers.append((key, bytes(value).decode("latin-1")))
-            continue
+def _service_values(
+    metadata: Iterable[tuple[str, Any]],
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The values of ``a2a-version`` and of ``a2a-extensions`` in ``metadata``."""
+    versions: tuple[str, ...] = ()
+    extensions: tuple[str, ...] = ()
+    for key, value in metadata:
         if key == VERSION_KEY:
-            versions.append(value)
+            versions += (value,)
         elif key == EXTENSIONS_KEY:
-            extensions.append(value)
-        headers.append((key, value))
-    return tuple(headers), tuple(versions), tuple(extensions)
+            extensions += (value,)
+    return versions, extensions
+
+
+def _headers(context: Context) -> Callable[[], tuple[tuple[str, str], ...]]:
+    """The call's headers as ``CallContext`` gives them, worked out when first read:
+    the invocation metadata as ``(name, value)`` (``-bin`` values as ISO-8859-1),
+    and, for a call with a deadline, ``grpc-timeout`` (the time left as the call
+    began), for a ``Backend`` behind the handler to pass on."""
+    remaining = context.time_remaining()
+
+    def headers() -> tuple[tuple[str, str], ...]:
+        pairs = [
+            (key, value if isinstance(value, str) else bytes(value).decode("latin-1"))
+            for key, value in context.invocation_metadata() or ()
+        ]
+        if remaining is not None:
+            pairs.append((TIMEOUT_KEY, format_timeout(remaining)))
+        return tuple(pairs)
+
+    return headers
 
 
 _SEEN_PARAMS = 64
@@ -615,7 +627,7 @@ class GrpcBinding:
         self._encoder = MessageEncoder(
             MessageBuilder(schema) if schema is not None else None
         )
-        self._reader = MessageReader()
+        self._reader = MessageReader(schema)
         self.tenant_field = tenant_field
         self.max_message_bytes = max_message_bytes
         self._read_at_once = min(max_message_bytes, LARGE_MESSAGE_BYTES)
@@ -630,7 +642,9 @@ class GrpcBinding:
                     request_class,
                     response_class,
                     f"/{service.name}/{method.rpc}",
-                    self._reader.reader(request_class.DESCRIPTOR),
+                    self._reader.parser(
+                        request_class, self.dispatch.validator(method.rpc)
+                    ),
                 )
                 for method in service.methods
                 for request_class, response_class in [classes[service.name, method.rpc]]
@@ -659,21 +673,14 @@ class GrpcBinding:
 
     # -------------------------------------------------------------------- calls
 
-    def _call_head(
-        self, context: Context
-    ) -> tuple[tuple[tuple[str, str], ...], ServiceParams]:
-        """The headers and the checked service parameters of a call: the version is
-        checked before any request is read, since it sets what a request means. A
-        call with a deadline has it in the headers as ``grpc-timeout`` (the time
-        left), for a ``Backend`` behind the handler to pass on."""
-        headers, versions, extensions = _metadata(context)
-        remaining = context.time_remaining()
-        if remaining is not None:
-            headers = (*headers, (TIMEOUT_KEY, format_timeout(remaining)))
+    def _call_head(self, context: Context) -> tuple[Context, ServiceParams]:
+        """The call and its checked service parameters: the version is checked
+        before any request is read, since it sets what a request means."""
         params = NO_PARAMS
         if self._versions is not None:
-            params = self._params(versions, extensions)
-        return headers, params
+            metadata = context.invocation_metadata() or ()
+            params = self._params(*_service_values(metadata))
+        return context, params
 
     async def _message(self, rpc: _Rpc, raw: bytes) -> dict[str, Any]:
         """One request message in canonical form: one over ``max_message_bytes`` is
@@ -704,14 +711,13 @@ class GrpcBinding:
         return request, self._call_context(head, request)
 
     def _call_context(
-        self,
-        head: tuple[tuple[tuple[str, str], ...], ServiceParams],
-        request: Mapping[str, Any] | None,
+        self, head: tuple[Context, ServiceParams], request: Mapping[str, Any] | None
     ) -> CallContext:
         """The ``CallContext`` of a call with ``head`` (see ``_call_head``) whose
         (first) request is ``request``."""
-        headers, params = head
-        return CallContext(self.dispatch.tenant(request), "grpc", params, headers)
+        context, params = head
+        tenant = self.dispatch.tenant(request)
+        return CallContext.of_call(tenant, "grpc", params, _headers(context))
 
     async def _requests(
         self, rpc: _Rpc, raw: AsyncIterator[bytes], context: Context
@@ -726,11 +732,13 @@ class GrpcBinding:
     def _read(self, rpc: _Rpc, raw: bytes) -> dict[str, Any]:
         """The request message in ``raw``, in canonical form."""
         try:
-            request = rpc.reader.check(rpc.request_class.FromString(raw))
+            request: dict[str, Any] = rpc.read(raw)  # validated as it is read
+        except ValidationError:
+            raise
         except Exception as exc:  # DecodeError, or an Any of a type nobody knows
             text = f"the request is not a {rpc.method.request_type}: {exc}"
             raise InvalidArgument(text, [("", text)]) from None
-        return self.dispatch.valid(rpc.method.rpc, request)
+        return request
 
     def _params(
         self, versions: tuple[str, ...], extensions: tuple[str, ...]
@@ -898,17 +906,6 @@ _Fill = tuple[
 _ONE, _LIST, _MAP = 0, 1, 2
 
 
-def _varint(data: bytes, at: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, at
-
-
 def _behaviors(options: bytes) -> set[int]:
     """The ``google.api.field_behavior`` values in serialized ``FieldOptions``, read
     off the wire: the extension may be registered in another pool than the options'
@@ -917,24 +914,24 @@ def _behaviors(options: bytes) -> set[int]:
     at = 0
     try:
         while at < len(options):
-            tag, at = _varint(options, at)
+            tag, at = read_varint(options, at)
             number, wire = tag >> 3, tag & 7
             if wire == 0:
-                value, at = _varint(options, at)
+                value, at = read_varint(options, at)
                 if number == _FIELD_BEHAVIOR:
                     found.add(value)
             elif wire == 2:
-                size, at = _varint(options, at)
+                size, at = read_varint(options, at)
                 end = at + size
                 while number == _FIELD_BEHAVIOR and at < end:  # packed
-                    value, at = _varint(options, at)
+                    value, at = read_varint(options, at)
                     found.add(value)
                 at = end
             elif wire in (1, 5):
                 at += 8 if wire == 1 else 4
             else:  # groups: not in FieldOptions as protoc writes them
                 break
-    except IndexError:
+    except (IndexError, ValueError):
         return set()
     return found
 
@@ -1199,9 +1196,8 @@ class GrpcBackend:
         return self._encoder.encode(remote.request_class, request)
 
     def _decode(self, remote: _Remote, raw: bytes) -> Any:
-        message = remote.response_class.FromString(raw)
-        answer = self._reader.read(message)
-        return self._required.fill(message.DESCRIPTOR, answer)
+        answer = self._reader.parser(remote.response_class)(raw)
+        return self._required.fill(remote.response_class.DESCRIPTOR, answer)
 
     async def _sent(self, remote: _Remote, request: Mapping[str, Any]) -> bytes:
         """``request`` as its message's bytes; a large one built off the loop."""

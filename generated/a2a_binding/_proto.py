@@ -67,6 +67,7 @@ __all__ = [
     "MessageReader",
     "is_large",
     "is_repeated",
+    "read_varint",
     "off_loop",
 ]
 
@@ -443,6 +444,109 @@ _READ_STORE: dict[tuple[int, bool], list[str]] = {
 }
 
 
+# The snippets that read one field's value off the wire: the length-delimited kinds
+# from ``data[pos:stop]``, the varint ones from ``n``.
+_WIRE_LENGTH: dict[str, list[str]] = {
+    "string": ["out[k{i}] = data[pos:stop].decode()"],
+    "strings": [
+        "s = data[pos:stop].decode()",
+        "found = out.get(k{i})",
+        "if found is None:",
+        "    out[k{i}] = [s]",
+        "else:",
+        "    found.append(s)",
+    ],
+    "message": [
+        "if k{i} in out:",
+        "    raise Unsure",  # protobuf merges the two
+        "out[k{i}] = t{i}.check(data, pos, stop, depth + 1)",
+    ],
+    "messages": [
+        "m = t{i}.check(data, pos, stop, depth + 1)",
+        "found = out.get(k{i})",
+        "if found is None:",
+        "    out[k{i}] = [m]",
+        "else:",
+        "    found.append(m)",
+    ],
+}
+_WIRE_VARINT: dict[str, list[str]] = {
+    "enum": [
+        "name = n{i}.get(n)",
+        "if name is None:",
+        "    raise Unsure",  # a number no value has
+        "out[k{i}] = name",
+    ],
+    "bool": ["out[k{i}] = n != 0"],
+    "integer": ["out[k{i}] = c{i}(n)"],
+}
+# The same for a field without presence: its default (the last value given) is left
+# out, as MessageToDict leaves it.
+_WIRE_IMPLICIT: dict[str, list[str]] = {
+    "string": [
+        "s = data[pos:stop].decode()",
+        "if s:",
+        "    out[k{i}] = s",
+        "else:",
+        "    out.pop(k{i}, None)",
+    ],
+    "enum": [
+        *_WIRE_VARINT["enum"][:3],
+        "if n:",
+        "    out[k{i}] = name",
+        "else:",
+        "    out.pop(k{i}, None)",
+    ],
+    "bool": ["if n:", "    out[k{i}] = True", "else:", "    out.pop(k{i}, None)"],
+    "integer": [
+        "v = c{i}(n)",
+        "if v != z{i}:",
+        "    out[k{i}] = v",
+        "else:",
+        "    out.pop(k{i}, None)",
+    ],
+}
+_WIRE_INTEGERS: dict[int, tuple[Callable[[int], Any], Any]] = {
+    # a varint's value as the kind reads it (its low bits), and the kind's zero
+    _F.TYPE_INT32: (lambda n: ((n & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000, 0),
+    _F.TYPE_UINT32: (lambda n: n & 0xFFFFFFFF, 0),
+    _F.TYPE_INT64: (lambda n: str((n ^ 1 << 63) - (1 << 63)), "0"),
+    _F.TYPE_UINT64: (str, "0"),
+}
+_WIRE_DEPTH = 32
+"""How deep the bytes reader reads nested messages: a deeper one is protobuf's to
+read, whose limit (100) is then the one that counts."""
+
+
+def read_varint(data: bytes, at: int) -> tuple[int, int]:
+    """The varint at ``data[at]`` and the index past it: ``IndexError`` where the
+    data ends first, ``ValueError`` for one over 64 bits."""
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            if value >> 64:
+                raise ValueError("a varint over 64 bits")
+            return value, at
+        shift += 7
+        if shift > 63:
+            raise ValueError("a varint over ten bytes")
+
+
+def _unsure_wire(data: bytes, pos: int, end: int, depth: int) -> Any:
+    raise _Unsure
+
+
+def _once(flags: Mapping[str, str], field: Any) -> list[str]:
+    """The lines that take a member of a oneof (its local flag in ``flags``, by the
+    oneof's name) once: a second member is unsure (``ParseDict`` refuses it,
+    protobuf's parser keeps the last)."""
+    flag = flags[field.containing_oneof.name]
+    return [f"if {flag}:", "    raise Unsure", f"{flag} = True"]
+
+
 def _target_in(
     targets: dict[Any, Target], descriptor: Any, compile: Callable[[Any], Any]
 ) -> Target:
@@ -459,9 +563,12 @@ class MessageReader:
     (json names, enums by name, 64-bit integers as decimal strings, defaults left
     out), with a function compiled once per message type."""
 
-    def __init__(self) -> None:
+    def __init__(self, schema: Schema | None = None) -> None:
+        self.schema = schema
         # by descriptor, not name: two pools can each define a type of one name
         self._targets: dict[Any, Target] = {}
+        self._wires: dict[Any, Target] = {}  # the readers of bytes, as parser's
+        self._parsers: dict[tuple[type[Message], Any], Callable[[bytes], Any]] = {}
 
     def read(self, message: Message) -> dict[str, Any]:
         """``json_format.MessageToDict(message)``."""
@@ -473,8 +580,179 @@ class MessageReader:
         ``read(message)``, for a caller that reads one type again and again."""
         return self._target(descriptor)
 
+    def parser(
+        self,
+        message_class: type[Message],
+        valid: Callable[[dict[str, Any]], Any] | None = None,
+    ) -> Callable[[bytes], Any]:
+        """``read(message_class.FromString(raw))`` as a function of ``raw`` (raising
+        what ``FromString`` raises), for a caller that reads one type again and
+        again: bytes that hold only the plain kinds and every field the reader's
+        ``schema`` says is REQUIRED (see ``_compile_wire``) are read straight into
+        the dict, with no message made (its keys in the order the bytes give the
+        fields: by number as protobuf writes them, ``read``'s order); protobuf parses
+        the rest, and ``valid`` (the schema's validation of the message type) is
+        given what ``read`` reads of it. So with both, what the parser gives is
+        what validation gives: a dict read straight holds nothing it refuses or
+        changes (strings are valid UTF-8, enums known names, no REQUIRED field
+        missing, nested no deeper than ``_WIRE_DEPTH``)."""
+        key = (message_class, valid)
+        found = self._parsers.get(key)
+        if found is None:
+            found = self._parsers[key] = self._parser(message_class, valid)
+        return found
+
+    def _parser(
+        self,
+        message_class: type[Message],
+        valid: Callable[[dict[str, Any]], Any] | None,
+    ) -> Callable[[bytes], Any]:
+        descriptor = message_class.DESCRIPTOR
+        wire = _target_in(self._wires, descriptor, self._compile_wire)
+        read = self._target(descriptor)
+        from_string = message_class.FromString
+
+        def parse(raw: bytes) -> Any:
+            try:
+                return wire.check(raw, 0, len(raw), 1)
+            except (_Unsure, IndexError, ValueError):  # ValueError: bad UTF-8 too
+                found = read.check(from_string(raw))
+                return found if valid is None else valid(found)
+
+        return parse
+
     def _target(self, descriptor: Any) -> Target:
         return _target_in(self._targets, descriptor, self._compile)
+
+    def _compile_wire(self, descriptor: Any) -> Callable[[bytes, int, int, int], Any]:
+        """The dict of the ``descriptor`` message in ``data[pos:end]`` at nesting
+        ``depth``, read off the wire, or ``_Unsure``: for strings (valid UTF-8),
+        enums by a known value, bools, 32- and 64-bit varint integers, messages and
+        lists of strings and of messages, each field once (a list's elements aside,
+        and a scalar, whose last value counts, as protobuf's), nested no deeper than
+        ``_WIRE_DEPTH``; anything else (another kind, an unknown field or wire type,
+        a message or a oneof given twice, which protobuf merges, bytes that end
+        early, a REQUIRED field of ``schema``'s not there or at its default) is
+        unsure, and protobuf parses the whole message."""
+        if descriptor.full_name.startswith(_OWN_FORM) or any(
+            _is_required(field) for field in descriptor.fields
+        ):  # a JSON form of its own; proto2's required fields, protobuf's to check
+            return _unsure_wire
+        bound: dict[str, Any] = {
+            "Unsure": _Unsure,
+            "varint": read_varint,
+            "WIRE_DEPTH": _WIRE_DEPTH,
+        }
+        flags = {
+            field.containing_oneof.name: f"o{i}"
+            for i, field in enumerate(descriptor.fields)
+            if field.containing_oneof is not None
+        }
+        lengths: list[str] = []  # the branches of length-delimited fields
+        varints: list[str] = []  # and of varint ones
+        for i, field in enumerate(descriptor.fields):
+            shape = self._wire_shape(field, bound, i)
+            if shape is None:
+                continue  # its tag is no known one: unsure
+            branch = lengths if shape in _WIRE_LENGTH else varints
+            bound[f"k{i}"] = field.json_name
+            branch.append(f"{'if' if not branch else 'elif'} tag == g{i}:")
+            if field.containing_oneof is not None:
+                branch += ["    " + line for line in _once(flags, field)]
+            lines = _WIRE_LENGTH.get(shape) or _WIRE_VARINT[shape]
+            if shape in _WIRE_IMPLICIT and not field.has_presence:
+                lines = _WIRE_IMPLICIT[shape]
+            branch += ["    " + line.format(i=i) for line in lines]
+        for branch in (lengths, varints):
+            branch += ["else:", "    raise Unsure"] if branch else ["raise Unsure"]
+        body = [
+            "def run(data, pos, end, depth):",
+            "    if depth > WIRE_DEPTH:",
+            "        raise Unsure",
+            "    out = {}",
+            *(f"    {flag} = False" for flag in dict.fromkeys(flags.values())),
+            "    while pos < end:",
+            "        tag = data[pos]",
+            "        pos += 1",
+            "        if tag > 127:",
+            "            tag, pos = varint(data, pos - 1)",
+            "        n = data[pos]",
+            "        pos += 1",
+            "        if n > 127:",
+            "            n, pos = varint(data, pos - 1)",
+            "        if tag & 7 == 2:",
+            "            stop = pos + n",
+            "            if stop > end:",
+            "                raise Unsure",
+            *("            " + line for line in lengths),
+            "            pos = stop",
+            "        elif tag & 7 == 0:",
+            "            if pos > end:",
+            "                raise Unsure",
+            *("            " + line for line in varints),
+            "        else:",
+            "            raise Unsure",
+            *self._required(descriptor, bound),
+            "    return out",
+        ]
+        reading: Callable[[bytes, int, int, int], Any] = compiled(
+            "<reading of one message type's bytes>", body, bound
+        )
+        return reading
+
+    def _required(self, descriptor: Any, bound: dict[str, Any]) -> list[str]:
+        """The lines that check, once the fields are read, that a ``descriptor``
+        message holds a value of each field ``schema`` says is REQUIRED (of one
+        member of a oneof with REQUIRED members), their names bound."""
+        if self.schema is None or descriptor.full_name not in self.schema:
+            return []
+        groups: dict[tuple[str, str], list[str]] = {}
+        for rule in self.schema.fields(descriptor.full_name):
+            if rule.required:
+                group = ("oneof", rule.oneof) if rule.oneof else ("", rule.json_name)
+                groups.setdefault(group, []).append(rule.json_name)
+        lines: list[str] = []
+        for j, names in enumerate(groups.values()):
+            held = []
+            for m, name in enumerate(names):
+                bound[f"r{j}_{m}"] = name
+                held.append(f"out.get(r{j}_{m})")
+            lines += [f"    if not ({' or '.join(held)}):", "        raise Unsure"]
+        return lines
+
+    def _wire_shape(self, field: Any, bound: dict[str, Any], i: int) -> str | None:
+        """Which snippet reads ``field`` (the ``i``-th) off the wire, its values and
+        tag (``g{i}``) bound; None for a field left to protobuf."""
+        kind, repeated = field.type, is_repeated(field)
+        shape: str | None = None
+        if kind == _F.TYPE_STRING:
+            shape = "strings" if repeated else "string"
+        elif kind == _F.TYPE_MESSAGE:
+            target = field.message_type
+            if target.GetOptions().map_entry or target.full_name.startswith(_OWN_FORM):
+                return None
+            bound[f"t{i}"] = _target_in(self._wires, target, self._compile_wire)
+            shape = "messages" if repeated else "message"
+        elif repeated:
+            return None  # packed or not: protobuf reads both
+        elif kind == _F.TYPE_ENUM and not field.enum_type.full_name.startswith(
+            _OWN_FORM
+        ):
+            names: dict[int, str] = {}
+            for value in field.enum_type.values:  # a negative one: 64-bit on the wire
+                names.setdefault(value.number % (1 << 64), value.name)
+            bound[f"n{i}"] = names
+            shape = "enum"
+        elif kind == _F.TYPE_BOOL:
+            shape = "bool"
+        elif kind in _WIRE_INTEGERS:
+            bound[f"c{i}"], bound[f"z{i}"] = _WIRE_INTEGERS[kind]
+            shape = "integer"
+        else:
+            return None  # bytes, floats, doubles, the zigzag and fixed integers
+        wire = 2 if shape in _WIRE_LENGTH else 0
+        bound[f"g{i}"] = field.number << 3 | wire
+        return shape
 
     def _compile(self, descriptor: Any) -> Callable[[Message], Any]:
         """The dict of a ``descriptor`` message, from its set fields (``ListFields``)
@@ -583,11 +861,11 @@ _WRITE: dict[str, list[str]] = {
         "    b = element.encode()",
         "    " + _LENGTH,
     ],
-    "enum": [
-        "n = n{i}.get(item) if type(item) is str else None",
-        "if n is None:",
+    "enum": [  # n{i}: each name's bytes, tag and number (none for 0 without presence)
+        "b = n{i}.get(item) if type(item) is str else None",
+        "if b is None:",
         "    raise Unsure",
-        "out += (w{i}, varint(n))",
+        "out.append(b)",
     ],
     "bool": [
         "if item is not True and item is not False:",
@@ -617,7 +895,6 @@ _WRITE: dict[str, list[str]] = {
 # the fallback).
 _IMPLICIT: dict[str, list[str]] = {
     "string": [*_WRITE["string"][:3], "if b:", "    " + _LENGTH],
-    "enum": [*_WRITE["enum"][:3], "if n:", "    out += (w{i}, varint(n))"],
     "bool": [
         "if item is True:",
         "    out += (w{i}, small[1])",
@@ -714,12 +991,7 @@ class MessageEncoder:
             bound[f"k{i}"] = field.json_name
             body.append(f"        {'if' if i == 0 else 'elif'} key == k{i}:")
             if field.containing_oneof is not None:
-                flag = flags[field.containing_oneof.name]
-                body += [
-                    f"            if {flag}:",
-                    "                raise Unsure",  # ParseDict refuses the second
-                    f"            {flag} = True",
-                ]
+                body += ["            " + line for line in _once(flags, field)]
             lines = _WRITE[shape]
             if shape in _IMPLICIT and not field.has_presence:
                 lines = _IMPLICIT[shape]
@@ -764,8 +1036,14 @@ class MessageEncoder:
         if repeated:
             return "unsure"  # packed or not, by syntax and option: protobuf writes them
         if kind == _F.TYPE_ENUM and not field.enum_type.full_name.startswith(_OWN_FORM):
+            tag, implicit = bound[f"w{i}"], not field.has_presence
             bound[f"n{i}"] = {
-                value.name: value.number for value in field.enum_type.values
+                value.name: (
+                    b""
+                    if implicit and not value.number
+                    else tag + varint_bytes(value.number)
+                )
+                for value in field.enum_type.values
             }
             return "enum"
         if kind == _F.TYPE_BOOL:

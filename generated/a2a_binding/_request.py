@@ -161,7 +161,9 @@ class CallContext:
         self._params = params
         self._headers: tuple[tuple[str, str], ...] | None = headers
         self._base_url: str | None = base_url
-        self._source: tuple[Scope, RequestHead] | None = None
+        self._source: (
+            tuple[Scope, RequestHead] | Callable[[], tuple[tuple[str, str], ...]] | None
+        ) = None
 
     @classmethod
     def of_request(
@@ -178,6 +180,22 @@ class CallContext:
         context._tenant, context._binding, context._params = tenant, binding, params
         context._headers = context._base_url = None
         context._source = (scope, head)
+        return context
+
+    @classmethod
+    def of_call(
+        cls,
+        tenant: str,
+        binding: Binding,
+        params: ServiceParams,
+        headers: Callable[[], tuple[tuple[str, str], ...]],
+    ) -> CallContext:
+        """The context of a call being served whose headers ``headers()`` gives
+        when read (no base URL)."""
+        context = cls.__new__(cls)
+        context._tenant, context._binding, context._params = tenant, binding, params
+        context._headers, context._base_url = None, ""
+        context._source = headers
         return context
 
     @property
@@ -199,15 +217,16 @@ class CallContext:
     def headers(self) -> tuple[tuple[str, str], ...]:
         """Every request header as ``(lower-case name, value)``."""
         if self._headers is None:
-            assert self._source is not None
-            self._headers = self._source[1].pairs
+            source = self._source
+            assert source is not None
+            self._headers = source() if callable(source) else source[1].pairs
         return self._headers
 
     @property
     def base_url(self) -> str:
         """Where the client reached the application (see :func:`base_url`)."""
         if self._base_url is None:
-            assert self._source is not None
+            assert isinstance(self._source, tuple)
             scope, head = self._source
             self._base_url = base_url(scope, head.host or "")
         return self._base_url

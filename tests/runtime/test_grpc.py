@@ -462,6 +462,28 @@ def test_a_refused_request_is_invalid_argument_with_bad_request_and_invalid_para
     ]
 
 
+def test_a_nested_required_field_missing_is_refused_with_its_path() -> None:
+    """The bytes of a request read straight are checked for REQUIRED fields at
+    every depth: one missing hands the request to validation, which names it."""
+    handler = Handler()
+    request = pb.SendMessageRequest(
+        message=pb.Message(message_id="m1", role=pb.ROLE_USER)  # no parts
+    )
+
+    async def scenario() -> grpc.aio.AioRpcError:
+        async with serving(handler) as channel:
+            return await failed(
+                unary(channel, "SendMessage")(request, metadata=V1, timeout=10)
+            )
+
+    error = run(scenario)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and handler.seen == []
+    [bad] = bad_requests(status(error))
+    assert [(v.field, v.description) for v in bad.field_violations] == [
+        ("message.parts", "a REQUIRED field is missing")
+    ]
+
+
 def test_an_enum_number_that_names_no_value_is_refused() -> None:
     async def scenario() -> grpc.aio.AioRpcError:
         async with serving(Handler()) as channel:

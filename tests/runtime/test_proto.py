@@ -7,10 +7,14 @@ against ParseDict on random values of every kind.)"""
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from a2a.types import a2a_pb2 as pb
 from google.protobuf import descriptor_pb2, json_format, wrappers_pb2
 from google.protobuf.message import Message
@@ -200,31 +204,32 @@ def _read_like_message_to_dict(message: Message) -> None:
     assert READER.read(message) == json_format.MessageToDict(message)
 
 
-@pytest.mark.parametrize(
-    "message",
-    [
-        pb.SendMessageRequest(
-            message=pb.Message(
-                message_id="m1",
-                role=pb.ROLE_USER,
-                parts=[pb.Part(text="hi"), pb.Part(raw=b"\x00\xff", media_type="x/y")],
-                reference_task_ids=["a", "b"],
-            ),
-            configuration=pb.SendMessageConfiguration(
-                history_length=3, accepted_output_modes=["text/plain"]
-            ),
+MESSAGES = [
+    pb.SendMessageRequest(
+        message=pb.Message(
+            message_id="m1",
+            role=pb.ROLE_USER,
+            parts=[pb.Part(text="hi"), pb.Part(raw=b"\x00\xff", media_type="x/y")],
+            reference_task_ids=["a", "b"],
         ),
-        json_format.ParseDict(TASK, pb.Task()),  # a timestamp, nested messages
-        pb.GetTaskRequest(id="t", history_length=0),  # explicit presence, at 0
-        pb.ListTasksRequest(page_size=5, status=pb.TASK_STATE_WORKING),
-        pb.Task(id="t", metadata={"a": [1, {"b": None}], "c": "d"}),  # a Struct
-        json_format.ParseDict({"data": {"x": [1.5, "y"]}}, pb.Part()),  # a Value
-        pb.Message(role=7),  # an enum number no value has: printed as a number
-        pb.Task(status=pb.TaskStatus(state=99)),  # the same, a message down
-        pb.Message(),  # nothing set
-        pb.SendMessageRequest(),
-    ],
-    ids=lambda message: type(message).__name__,
+        configuration=pb.SendMessageConfiguration(
+            history_length=3, accepted_output_modes=["text/plain"]
+        ),
+    ),
+    json_format.ParseDict(TASK, pb.Task()),  # a timestamp, nested messages
+    pb.GetTaskRequest(id="t", history_length=0),  # explicit presence, at 0
+    pb.ListTasksRequest(page_size=5, status=pb.TASK_STATE_WORKING),
+    pb.Task(id="t", metadata={"a": [1, {"b": None}], "c": "d"}),  # a Struct
+    json_format.ParseDict({"data": {"x": [1.5, "y"]}}, pb.Part()),  # a Value
+    pb.Message(role=7),  # an enum number no value has: printed as a number
+    pb.Task(status=pb.TaskStatus(state=99)),  # the same, a message down
+    pb.Message(),  # nothing set
+    pb.SendMessageRequest(),
+]
+
+
+@pytest.mark.parametrize(
+    "message", MESSAGES, ids=lambda message: type(message).__name__
 )
 def test_the_reader_reads_what_message_to_dict_prints(message: Message) -> None:
     _read_like_message_to_dict(message)
@@ -253,6 +258,210 @@ def test_the_reader_reads_plain_messages_itself(monkeypatch: Any) -> None:
     assert reader.read(request) == reader.read(parsed) == expected
     with pytest.raises(AssertionError, match="Message was printed"):
         reader.read(pb.Message(role=7))  # the printer is what is bound: it is reached
+
+
+# --- MessageReader.parser: bytes read off the wire --------------------------------
+
+
+def _parsed_as_protobuf_parses(
+    parser: Callable[[bytes], Any], message_class: Any, raw: bytes
+) -> None:
+    """``parser(raw)`` is ``read(FromString(raw))`` (its keys in the order the bytes
+    give the fields, NaN compared as text), or fails as ``FromString``."""
+    try:
+        expected = READER.read(message_class.FromString(raw))
+    except Exception as exc:
+        with pytest.raises(type(exc)):
+            parser(raw)
+        return
+    got = json.dumps(parser(raw), sort_keys=True)
+    assert got == json.dumps(expected, sort_keys=True), raw
+
+
+@pytest.mark.parametrize(
+    "message", MESSAGES, ids=lambda message: type(message).__name__
+)
+def test_the_parser_reads_what_the_reader_reads(message: Message) -> None:
+    raw = message.SerializeToString()
+    _parsed_as_protobuf_parses(READER.parser(type(message)), type(message), raw)
+    assert READER.parser(type(message))(raw) == json_format.MessageToDict(message)
+
+
+def _counting_parser(message_class: Any) -> tuple[Callable[[bytes], Any], list[int]]:
+    """A parser of ``message_class`` and the count of the messages it left to
+    protobuf (its ``FromString`` replaced before the parser was made)."""
+    fallbacks: list[int] = []
+
+    def from_string(raw: bytes) -> Any:
+        fallbacks.append(len(raw))
+        return message_class.FromString(raw)
+
+    class Counted:  # what the parser reads of a message class
+        DESCRIPTOR = message_class.DESCRIPTOR
+        FromString = staticmethod(from_string)
+
+    return _proto.MessageReader().parser(Counted), fallbacks  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        pb.GetTaskRequest(id="task-123", tenant="t", history_length=0),
+        pb.SendMessageRequest(
+            message=pb.Message(
+                message_id="m1",
+                context_id="c",
+                role=pb.ROLE_USER,
+                parts=[pb.Part(text="hi"), pb.Part(url="https://x.test/f")],
+                reference_task_ids=["a", "b"],
+            ),
+            configuration=pb.SendMessageConfiguration(
+                history_length=3,
+                accepted_output_modes=["text/plain"],
+                return_immediately=True,
+            ),
+        ),
+        pb.ListTasksRequest(page_size=5, status=pb.TASK_STATE_WORKING),
+        pb.CancelTaskRequest(id="t" * 300),  # a two-byte length
+        pb.Task(id="t", status=pb.TaskStatus(state=pb.TASK_STATE_WORKING)),
+    ],
+    ids=lambda message: type(message).__name__,
+)
+def test_the_parser_reads_plain_bytes_itself(message: Message) -> None:
+    parser, fallbacks = _counting_parser(type(message))
+    raw = message.SerializeToString()
+    assert parser(raw) == json_format.MessageToDict(message)
+    assert fallbacks == []
+
+
+@pytest.mark.parametrize(
+    ("message_class", "raw", "why"),
+    [
+        (
+            pb.Message,
+            pb.Message(role=7).SerializeToString(),
+            "an enum number no value has",
+        ),
+        (pb.Part, pb.Part(raw=b"x").SerializeToString(), "bytes"),
+        (pb.Task, pb.Task(metadata={"a": 1}).SerializeToString(), "a Struct"),
+        (
+            pb.TaskStatus,
+            pb.TaskStatus(timestamp={"seconds": 5}).SerializeToString(),
+            "a Timestamp",
+        ),
+        (
+            pb.Part,
+            pb.Part(text="a").SerializeToString()
+            + pb.Part(url="b").SerializeToString(),
+            "two members of a oneof: the last counts",
+        ),
+        (
+            pb.Task,
+            pb.Task(status={"state": 1}).SerializeToString()
+            + pb.Task(status={"state": 2}).SerializeToString(),
+            "a message given twice: the two merged",
+        ),
+    ],
+)
+def test_the_parser_leaves_the_rest_to_protobuf(
+    message_class: Any, raw: bytes, why: str
+) -> None:
+    parser, fallbacks = _counting_parser(message_class)
+    assert parser(raw) == READER.read(message_class.FromString(raw)), why
+    assert fallbacks == [len(raw)], why
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        (b"\n\x03abc\n\x01d", "a string given twice: the last counts"),
+        (b"\n\x03abc\n\x00", "the last given is the default: left out"),
+        (b"\x12\x02\n\x01", "a message that ends early"),
+        (b"\n\x05abc", "a string longer than the bytes"),
+        (b"\n\x02\xc3\x28", "not UTF-8"),
+        (b"\n\x02\xed\xa0", "a surrogate's UTF-8"),
+        (b"\xfa\x01\x00", "an unknown field (number 31)"),
+        (b"\x0d\x00\x00\x00\x00", "a known number with another wire type"),
+        (b"\n", "a tag and nothing more"),
+        (b"\n\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", "an 11-byte length"),
+        (b"\x1a\x02\x08\x01\x1a\x02\x08\x02", "a message given twice: merged"),
+        (b"\x00", "field number 0"),
+        (b"", "nothing"),
+    ],
+)
+def test_the_parser_takes_odd_bytes_as_protobuf_does(raw: bytes, why: str) -> None:
+    _parsed_as_protobuf_parses(READER.parser(pb.Task), pb.Task, raw)
+    _parsed_as_protobuf_parses(READER.parser(pb.GetTaskRequest), pb.GetTaskRequest, raw)
+
+
+def test_the_parser_takes_every_varint_kind_as_protobuf_does() -> None:
+    kind = descriptor_pb2.FieldDescriptorProto
+    for field_type, name in [
+        (kind.TYPE_INT32, "small"),
+        (kind.TYPE_UINT32, "usmall"),
+        (kind.TYPE_INT64, "big"),
+        (kind.TYPE_UINT64, "ubig"),
+        (kind.TYPE_BOOL, "flag"),
+    ]:
+        message_class = _one_message_class(field_type, name)
+        parser = READER.parser(message_class)
+        for number in (
+            0,
+            1,
+            127,
+            128,
+            2**31 - 1,
+            2**31,
+            2**32,
+            2**32 + 5,
+            2**63,
+            2**64 - 1,
+        ):
+            raw = b"\x08" + _proto.varint_bytes(number)
+            _parsed_as_protobuf_parses(parser, message_class, raw)
+        _parsed_as_protobuf_parses(parser, message_class, b"\x08\x80\x00")  # overlong
+
+
+def test_messages_deeper_than_the_wire_reader_goes_are_protobufs() -> None:
+    kinds = _kinds_class()
+    raw = b""
+    for _ in range(_proto._WIRE_DEPTH + 5):
+        raw = b"\x42" + _proto.varint_bytes(len(raw)) + raw  # child, field 8
+    parser, fallbacks = _counting_parser(kinds)
+    _parsed_as_protobuf_parses(parser, kinds, raw)
+    assert fallbacks == [len(raw)]
+    for _ in range(120):  # past protobuf's own limit: both fail
+        raw = b"\x42" + _proto.varint_bytes(len(raw)) + raw
+    _parsed_as_protobuf_parses(parser, kinds, raw)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    message=st.sampled_from(MESSAGES),
+    edits=st.lists(
+        st.tuples(
+            st.sampled_from(["cut", "set", "insert", "again"]),
+            st.integers(0, 10**6),
+            st.binary(min_size=1, max_size=3),
+        ),
+        max_size=3,
+    ),
+)
+def test_edited_bytes_are_parsed_as_protobuf_parses(
+    message: Message, edits: list[tuple[str, int, bytes]]
+) -> None:
+    raw = bytearray(message.SerializeToString())
+    for what, at, data in edits:
+        at = at % (len(raw) + 1)
+        if what == "cut":
+            del raw[at:]
+        elif what == "set" and at < len(raw):
+            raw[at] = data[0]
+        elif what == "insert":
+            raw[at:at] = data
+        elif what == "again":  # another message after it: protobuf merges the two
+            raw += MESSAGES[at % len(MESSAGES)].SerializeToString()
+    _parsed_as_protobuf_parses(READER.parser(type(message)), type(message), bytes(raw))
 
 
 def test_the_reader_prints_other_kinds_as_message_to_dict_does() -> None:

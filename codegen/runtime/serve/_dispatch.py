@@ -118,6 +118,11 @@ class Dispatcher:
         check = self._validators.get(rpc)
         return request if check is None else check(request)
 
+    def validator(self, rpc: str) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+        """``valid`` of ``rpc`` as a function of the request (None: requests are not
+        validated), for a reader that validates what it reads."""
+        return self._validators.get(rpc)
+
     def check(self, rpc: str, request: Mapping[str, Any]) -> None:
         """The ``check_request`` hook's violations, raised as ``InvalidArgument``."""
         if self.check_request is None:
