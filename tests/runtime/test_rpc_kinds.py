@@ -756,6 +756,39 @@ def test_http_json_client_stream_as_array_and_as_ndjson(
     assert [c.tenant for c in handler.contexts] == ["", "acme", ""]
 
 
+def test_an_ndjson_stream_refused_at_its_first_request_is_read_no_further(
+    packages: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each line is decoded and checked before the next is decoded: a stream whose
+    first request is refused costs that line, whatever follows it."""
+    handler = Meters()
+    asgi = packages["streams.asgi"]
+    app = asgi.create_app(handler)
+    dialects = sys.modules[asgi.__name__.rpartition(".")[0] + "._dialects"]
+    decoded: list[bytes] = []
+    real = dialects.decode
+
+    def counted(data: bytes, **options: Any) -> Any:
+        decoded.append(data)
+        return real(data, **options)
+
+    monkeypatch.setattr(dialects, "decode", counted)
+    first = b'{"unit": "UNIT_WATT_HOUR"}'  # no value: REQUIRED
+    body = first + b"\n" + b'{"value": "1"}\n' * 10_000
+
+    async def main() -> httpx.Response:
+        async with _client(app) as client:
+            return await client.post(
+                "/meters/m1/readings", content=body, headers=NDJSON
+            )
+
+    answer = asyncio.run(main())
+    assert answer.status_code == 400, answer.text
+    (detail,) = answer.json()["error"]["details"]
+    assert [v["field"] for v in detail["fieldViolations"]] == ["[0].value"]
+    assert decoded == [first] and handler.seen == []
+
+
 def test_http_json_client_stream_refusals_name_the_request(
     packages: dict[str, Any],
 ) -> None:

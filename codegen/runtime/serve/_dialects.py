@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
 from ._cancellation import DisconnectWatch
@@ -415,31 +415,34 @@ _BLANK = b" \t\r"
 
 def _stream_bodies(
     body: bytes, media: str, rpc: str, *, mark_duplicates: bool = False
-) -> list[Any]:
+) -> Iterator[Any]:
     """The request bodies in ``body`` (of media type ``media``, ``""`` for none), in
     order; an empty body holds none. Newline-delimited JSON: each line that is not
-    blank is one JSON value (a line that is no JSON is ``InvalidArgument`` naming the
-    line and the request's number). Otherwise the body is one JSON array
-    (``NotJson`` when it is no JSON; ``InvalidArgument`` when it is other than an
-    array). ``mark_duplicates``: an object naming a key twice is a ``DuplicateKeys``,
-    which validation refuses."""
+    blank is one JSON value, decoded as it is taken, so that a stream refused at its
+    first request costs the decoding of that line, not of the body (a line that is
+    no JSON is ``InvalidArgument`` naming the line and the request's number). Otherwise the
+    body is one JSON array (``NotJson`` when it is no JSON; ``InvalidArgument`` when
+    it is other than an array). ``mark_duplicates``: an object naming a key twice is
+    a ``DuplicateKeys``, which validation refuses."""
     if not body:
-        return []
+        return
     if media in NDJSON_TYPES:
-        found: list[Any] = []
+        index = 0
         for number, line in enumerate(body.split(b"\n"), 1):
             if not line.strip(_BLANK):
                 continue
             try:
-                found.append(decode(line, mark_duplicates=mark_duplicates))
+                element = decode(line, mark_duplicates=mark_duplicates)
             except NotJson as exc:
-                where = f"[{len(found)}]"
+                where = f"[{index}]"
                 raise InvalidArgument(
                     f"request {where} of the stream (line {number} of the body) is"
                     f" not JSON: {exc}",
                     [(where, f"not JSON: {exc}")],
                 ) from None
-        return found
+            yield element
+            index += 1
+        return
     payload = decode(body, mark_duplicates=mark_duplicates)
     if not isinstance(payload, list):
         text = (
@@ -448,7 +451,7 @@ def _stream_bodies(
             f" {json_type(payload)}"
         )
         raise InvalidArgument(text, [("", text)])
-    return payload
+    yield from payload
 
 
 async def _one_by_one(
