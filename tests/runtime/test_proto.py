@@ -387,6 +387,12 @@ def test_the_parser_leaves_the_rest_to_protobuf(
         (b"\x1a\x02\x08\x01\x1a\x02\x08\x02", "a message given twice: merged"),
         (b"\x00", "field number 0"),
         (b"", "nothing"),
+        (b"\x8a\x80\x80\x80\x00\x01a", "a tag in five bytes: protobuf reads it"),
+        (b"\x8a\x80\x80\x80\x80\x00\x01a", "a tag in six bytes: protobuf refuses it"),
+        (b"\n\x81\x80\x80\x80\x00a", "a length in five bytes"),
+        (b"\n\x81\x80\x80\x80\x80\x00a", "a length in six bytes"),
+        (b"\x98" + b"\x80" * 8 + b"\x00\x05", "a ten-byte tag of a varint field"),
+        (b"\x1a\x0b\x88" + b"\x80" * 8 + b"\x00\x03", "the same, a message down"),
     ],
 )
 def test_the_parser_takes_odd_bytes_as_protobuf_does(raw: bytes, why: str) -> None:
@@ -422,6 +428,72 @@ def test_the_parser_takes_every_varint_kind_as_protobuf_does() -> None:
         _parsed_as_protobuf_parses(parser, message_class, b"\x08\x80\x00")  # overlong
 
 
+def _conflicting_class(syntax: str) -> Any:
+    """``conflict.M`` whose string fields ``foo_bar`` (1) and ``fooBar`` (2) share the
+    json name ``fooBar``, as ``deprecated_legacy_json_field_conflicts`` allows."""
+    from google.protobuf import descriptor_pool, message_factory
+
+    kind = descriptor_pb2.FieldDescriptorProto
+    file = descriptor_pb2.FileDescriptorProto(
+        name=f"conflict_{syntax}.proto", package=f"conflict{syntax}", syntax=syntax
+    )
+    message = file.message_type.add(name="M")
+    message.options.deprecated_legacy_json_field_conflicts = True
+    for number, name in enumerate(("foo_bar", "fooBar"), 1):
+        message.field.add(
+            name=name, number=number, type=kind.TYPE_STRING, label=kind.LABEL_OPTIONAL
+        )
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return message_factory.GetMessageClass(
+        pool.FindMessageTypeByName(f"conflict{syntax}.M")
+    )
+
+
+@pytest.mark.parametrize("syntax", ["proto2", "proto3"])
+def test_fields_that_share_a_json_name_are_left_to_protobuf(syntax: str) -> None:
+    """Which field a json name stands for is protobuf's choice: the bytes reader and
+    writer take no such type."""
+    message_class = _conflicting_class(syntax)
+    parser = READER.parser(message_class)
+    for raw in (b"\n\x01A\x12\x01B", b"\x12\x01B\n\x01A", b"\n\x01A\x12\x00"):
+        _parsed_as_protobuf_parses(parser, message_class, raw)
+    encoder = _proto.MessageEncoder()
+    expected = json_format.ParseDict({"fooBar": "x"}, message_class())
+    assert (
+        encoder.encode(message_class, {"fooBar": "x"}) == expected.SerializeToString()
+    )
+
+
+def test_a_proto2_string_that_is_not_utf8_is_read_as_message_to_dict_prints_it() -> (
+    None
+):
+    """protobuf does not check a proto2 string's UTF-8: such a value comes as bytes,
+    which the reader leaves to ``MessageToDict`` (a string, as it prints it)."""
+    kind = descriptor_pb2.FieldDescriptorProto
+    for label in (kind.LABEL_OPTIONAL, kind.LABEL_REPEATED):
+        from google.protobuf import descriptor_pool, message_factory
+
+        file = descriptor_pb2.FileDescriptorProto(
+            name=f"loose{label}.proto", package=f"loose{label}", syntax="proto2"
+        )
+        file.message_type.add(name="M").field.add(
+            name="text", number=1, type=kind.TYPE_STRING, label=label
+        )
+        pool = descriptor_pool.DescriptorPool()
+        pool.Add(file)
+        message_class = message_factory.GetMessageClass(
+            pool.FindMessageTypeByName(f"loose{label}.M")
+        )
+        message = message_class.FromString(b"\n\x01\xc3")
+        read = _proto.MessageReader().read(message)
+        assert read == json_format.MessageToDict(message)
+        assert json.dumps(read)  # text, as JSON holds it
+        _parsed_as_protobuf_parses(
+            READER.parser(message_class), message_class, b"\n\x01\xc3"
+        )
+
+
 def test_messages_deeper_than_the_wire_reader_goes_are_protobufs() -> None:
     kinds = _kinds_class()
     raw = b""
@@ -435,12 +507,12 @@ def test_messages_deeper_than_the_wire_reader_goes_are_protobufs() -> None:
     _parsed_as_protobuf_parses(parser, kinds, raw)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=2000, deadline=None)
 @given(
     message=st.sampled_from(MESSAGES),
     edits=st.lists(
         st.tuples(
-            st.sampled_from(["cut", "set", "insert", "again"]),
+            st.sampled_from(["cut", "set", "insert", "pad", "again"]),
             st.integers(0, 10**6),
             st.binary(min_size=1, max_size=3),
         ),
@@ -459,6 +531,9 @@ def test_edited_bytes_are_parsed_as_protobuf_parses(
             raw[at] = data[0]
         elif what == "insert":
             raw[at:at] = data
+        elif what == "pad" and at < len(raw) and raw[at] < 128:
+            # a varint's byte written long (tag, length or value: 2 to 10 bytes)
+            raw[at : at + 1] = bytes([raw[at] | 0x80]) + b"\x80" * (data[0] % 9) + b"\0"
         elif what == "again":  # another message after it: protobuf merges the two
             raw += MESSAGES[at % len(MESSAGES)].SerializeToString()
     _parsed_as_protobuf_parses(READER.parser(type(message)), type(message), bytes(raw))

@@ -380,10 +380,10 @@ def _is_required(field: Any) -> bool:
 
 
 # What MessageReader does with a field's values: as they are, as decimal text, ...
-_AS_IS, _TEXT, _DOUBLE, _BYTES, _ENUM, _MESSAGE, _PRINTED = range(7)
+_AS_IS, _TEXT, _DOUBLE, _BYTES, _ENUM, _MESSAGE, _PRINTED, _STRING = range(8)
 _F = FieldDescriptor
 _HOW: dict[int, int] = {
-    _F.TYPE_STRING: _AS_IS,
+    _F.TYPE_STRING: _STRING,
     _F.TYPE_BOOL: _AS_IS,
     _F.TYPE_INT32: _AS_IS,
     _F.TYPE_SINT32: _AS_IS,
@@ -405,6 +405,19 @@ _OWN_FORM = "google.protobuf."
 
 
 _READ_STORE: dict[tuple[int, bool], list[str]] = {
+    # A string protobuf did not check (proto2's, or an editions field without UTF-8
+    # validation) that is not UTF-8 comes as bytes: MessageToDict prints those.
+    (_STRING, False): [
+        "if type(value) is not str:",
+        "    return printed(message)",
+        "out[k{i}] = value",
+    ],
+    (_STRING, True): [
+        "for item in value:",
+        "    if type(item) is not str:",
+        "        return printed(message)",
+        "out[k{i}] = list(value)",
+    ],
     (_AS_IS, False): ["out[k{i}] = value"],
     (_AS_IS, True): ["out[k{i}] = list(value)"],
     (_TEXT, False): ["out[k{i}] = str(value)"],
@@ -514,10 +527,12 @@ _WIRE_DEPTH = 32
 read, whose limit (100) is then the one that counts."""
 
 
-def read_varint(data: bytes, at: int) -> tuple[int, int]:
+def read_varint(data: bytes, at: int, most: int = 10) -> tuple[int, int]:
     """The varint at ``data[at]`` and the index past it: ``IndexError`` where the
-    data ends first, ``ValueError`` for one over 64 bits."""
+    data ends first, ``ValueError`` for one over 64 bits or longer than ``most``
+    bytes (protobuf reads a tag or a length in at most 5, a value in at most 10)."""
     value = shift = 0
+    last = 7 * (most - 1)
     while True:
         byte = data[at]
         at += 1
@@ -527,12 +542,26 @@ def read_varint(data: bytes, at: int) -> tuple[int, int]:
                 raise ValueError("a varint over 64 bits")
             return value, at
         shift += 7
-        if shift > 63:
-            raise ValueError("a varint over ten bytes")
+        if shift > last:
+            raise ValueError(f"a varint over {most} bytes")
 
 
 def _unsure_wire(data: bytes, pos: int, end: int, depth: int) -> Any:
     raise _Unsure
+
+
+def _not_plain(descriptor: Any) -> bool:
+    """Whether ``descriptor``'s messages are always left to protobuf by the bytes
+    reader and writer: a type with a JSON form of its own, one with proto2's
+    ``required`` fields (protobuf checks them), one whose fields share a json name
+    (as ``deprecated_legacy_json_field_conflicts`` allows; which field a key names
+    is then protobuf's choice)."""
+    fields = descriptor.fields
+    return (
+        descriptor.full_name.startswith(_OWN_FORM)
+        or any(_is_required(field) for field in fields)
+        or len({field.json_name for field in fields}) < len(fields)
+    )
 
 
 def _once(flags: Mapping[str, str], field: Any) -> list[str]:
@@ -630,9 +659,7 @@ class MessageReader:
         a message or a oneof given twice, which protobuf merges, bytes that end
         early, a REQUIRED field of ``schema``'s not there or at its default) is
         unsure, and protobuf parses the whole message."""
-        if descriptor.full_name.startswith(_OWN_FORM) or any(
-            _is_required(field) for field in descriptor.fields
-        ):  # a JSON form of its own; proto2's required fields, protobuf's to check
+        if _not_plain(descriptor):
             return _unsure_wire
         bound: dict[str, Any] = {
             "Unsure": _Unsure,
@@ -671,18 +698,20 @@ class MessageReader:
             "        tag = data[pos]",
             "        pos += 1",
             "        if tag > 127:",
-            "            tag, pos = varint(data, pos - 1)",
+            "            tag, pos = varint(data, pos - 1, 5)",
             "        n = data[pos]",
             "        pos += 1",
-            "        if n > 127:",
-            "            n, pos = varint(data, pos - 1)",
             "        if tag & 7 == 2:",
+            "            if n > 127:",
+            "                n, pos = varint(data, pos - 1, 5)",
             "            stop = pos + n",
             "            if stop > end:",
             "                raise Unsure",
             *("            " + line for line in lengths),
             "            pos = stop",
             "        elif tag & 7 == 0:",
+            "            if n > 127:",
+            "                n, pos = varint(data, pos - 1)",
             "            if pos > end:",
             "                raise Unsure",
             *("            " + line for line in varints),
@@ -947,9 +976,7 @@ class MessageEncoder:
     def _compile(self, descriptor: Any) -> Callable[[Any, int], bytes]:
         """The bytes of a ``descriptor`` dict at nesting ``depth``, or ``_Unsure``;
         a type whose JSON form is its own (a well-known type) is always unsure."""
-        if descriptor.full_name.startswith(_OWN_FORM) or any(
-            _is_required(field) for field in descriptor.fields
-        ):  # proto2's required fields: protobuf's serializer checks them
+        if _not_plain(descriptor):
             return _unsure
         bound: dict[str, Any] = {
             "Unsure": _Unsure,
