@@ -13,15 +13,17 @@ One call, as the ASGI application serves the other two bindings:
 
 1. The service parameters from the metadata (``a2a-version``, ``a2a-extensions``; keys
    arrive lower-case), the version checked.
-2. The request message decoded, turned into its ProtoJSON dict
-   (``_proto.MessageReader``: what ``json_format.MessageToDict`` prints, read from the
-   set fields for the plain kinds) and validated with the package's ``messages``
-   tables, which hand the handler the same canonical form as over HTTP; a large
-   message on a worker thread, one over the binding's ``max_message_bytes`` not at
-   all (RESOURCE_EXHAUSTED).
+2. The request message turned into its ProtoJSON dict (``_proto.MessageReader``: what
+   ``json_format.MessageToDict`` prints) in the canonical form the package's
+   ``messages`` tables validate, the same as over HTTP: bytes of the plain kinds that
+   hold every REQUIRED field are read straight into it (nothing in such a dict can be
+   refused), others parsed by protobuf, read and validated; a large message on a
+   worker thread, one over the binding's ``max_message_bytes`` not at all
+   (RESOURCE_EXHAUSTED).
 3. ``handler.<method>(request, CallContext)``: ``binding="grpc"``, ``tenant`` the
    request's tenant field, ``headers`` the invocation metadata (``-bin`` values read
-   as ISO-8859-1), ``base_url`` ``""`` (a gRPC call names no URL).
+   as ISO-8859-1; worked out when first read), ``base_url`` ``""`` (a gRPC call names
+   no URL).
 4. The answer (a dict; None for ``google.protobuf.Empty``) written as the response
    message's bytes (``_proto.MessageEncoder``: bytes that parse to what
    ``json_format.ParseDict`` builds, written field by field where the answer is in

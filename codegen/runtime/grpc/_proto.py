@@ -5,6 +5,11 @@
 finite doubles, bytes, enums by a known value, messages, lists of those); a message
 holding anything else (a float, a map, a well-known type's own message, an extension,
 an enum number no value has) is printed by ``MessageToDict`` itself, that message only.
+Its ``parser`` reads a message's bytes straight into that dict, with no message made,
+where they hold only plain kinds (strings, enums by a known number, bools, varint
+integers, messages, lists of strings and of messages) and every REQUIRED field of the
+package's tables; it leaves anything else to protobuf's parser (an unknown field, a
+field given twice where protobuf merges, bytes protobuf refuses).
 
 ``json_format.ParseDict`` is pure Python and walks every field through its descriptor;
 the constructor of a message class (protobuf's C implementation, upb) takes keyword
