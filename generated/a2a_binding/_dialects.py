@@ -122,6 +122,7 @@ class _Dialect:
     ) -> None:
         self.dispatch, self.options, self.profile = dispatch, options, profile
         self.v0_3, self.departures, self.log = v0_3, departures, log
+        self.max_body = options.max_body_bytes  # over it, the body is not read
         message = f"the body is larger than {options.max_body_bytes} bytes"
         self.too_large = Failure(
             413,
@@ -130,10 +131,6 @@ class _Dialect:
             INVALID_REQUEST,
             rpc_message=f"Invalid Request: {message}",
         )
-
-    def body(self, receive: Receive, head: RequestHead) -> Awaitable[bytes | None]:
-        """The request's body; None when it is over ``max_body_bytes``."""
-        return read_body(receive, head.content_length, self.options.max_body_bytes)
 
     def params(
         self, head: RequestHead, scope: Scope, v0_3: bool, read: ServiceParams | None
@@ -164,9 +161,11 @@ class _Dialect:
         return CallContext.of_request(tenant, self.binding, params, scope, head)
 
     def content_type(self, head: RequestHead, accepted: frozenset[str]) -> None:
+        """Refuse a body of a media type not ``accepted`` (a missing Content-Type is
+        never refused; the caller has let the usual ones, as they are, through)."""
         sent = head.content_type
-        if sent is None or sent in accepted:
-            return  # a missing Content-Type is never refused; the usual one as it is
+        if sent is None:
+            return
         found = media_type(sent)
         if found not in accepted:
             raise self.profile.unsupported_content_type(
@@ -180,8 +179,7 @@ class _Dialect:
         """A unary (or client-streaming) call, as the handler returns it (see
         ``Dispatcher.answer``); ``Disconnected`` when the client left while it ran
         (the handler is cancelled)."""
-        call = self.dispatch.invoke(rpc, request, context)
-        return self.departures.run(call, receive)
+        return self.departures.run(self.dispatch.invoke(rpc, request, context), receive)
 
 
 # ------------------------------------------------------------------- HTTP+JSON
@@ -237,18 +235,19 @@ class HttpJsonDialect(_Dialect):
         receive: Receive,
         send: Send,
         found: Match[str],
-        *,
-        head: bool,
-        v0_3: bool,
         request_head: RequestHead,
         read: ServiceParams | None,
+        v0_3: bool,
     ) -> None:
-        """One call of the route ``found`` (``v0_3``: of a 0.3 route, converted to
-        the 1.0 rpc and request and back, validated as 1.0)."""
+        """One call of the route ``found`` (``read``: the service parameters, if the
+        application read them already; ``v0_3``: of a 0.3 route, converted to the 1.0
+        rpc and request and back, validated as 1.0). A HEAD request is answered as
+        a GET, without the body."""
         route = found.route
+        head = scope["method"] == "HEAD"
         try:
             body = (
-                await self.body(receive, request_head)
+                await read_body(receive, request_head.content_length, self.max_body)
                 if route.body is not None or request_head.declares_body
                 else b""  # none declared and none taken: not read (RFC 9112 §6.3)
             )
@@ -264,7 +263,7 @@ class HttpJsonDialect(_Dialect):
             )
             if not route.server_streaming:
                 returned = await self.call(rpc, request, context, receive)
-                result = self.dispatch.answer(rpc, returned, "returned", empty=True)
+                result = self.dispatch.answer(rpc, returned, "returned", True)
                 if side is not None:
                     result = side.route_answer(rpc, result)
                 if route.response_body:
@@ -298,7 +297,12 @@ class HttpJsonDialect(_Dialect):
         rpc = route.rpc
         streams = route.client_streaming and route.body is not None
         if body:
-            self.content_type(head, self.profile.accepted(streams))
+            profile = self.profile
+            accepted = (
+                profile.stream_accepted if streams else profile.http_json_accepted
+            )
+            if head.content_type not in accepted:
+                self.content_type(head, accepted)
         table = side.routes if side is not None else self.routes
         assert table is not None  # the route was matched in it
         if streams:
@@ -310,9 +314,8 @@ class HttpJsonDialect(_Dialect):
         request = self._request(found, table, scope, payload)
         if side is not None:
             rpc, request = side.route_request(found, request)
-        request = self.dispatch.valid(rpc, request)
-        context = self.context(params, request, scope, head)
-        self.dispatch.check(rpc, request)
+        request, tenant = self.dispatch.accept(rpc, request)
+        context = CallContext.of_request(tenant, self.binding, params, scope, head)
         if route.client_streaming:  # no body: its one request, as a stream
             return rpc, _one_by_one((request,)), context
         return rpc, request, context
@@ -529,7 +532,7 @@ class JsonRpcDialect(_Dialect):
         """A JSON-RPC request to the endpoint of ``tenant`` (``read``: its service
         parameters, if the application read them already)."""
         try:
-            body = await self.body(receive, request_head)
+            body = await read_body(receive, request_head.content_length, self.max_body)
         except Disconnected:
             return
         call = _JsonRpcCall()
@@ -540,7 +543,7 @@ class JsonRpcDialect(_Dialect):
             if not call.streaming:
                 returned = await self.call(call.method, request, context, receive)
                 result: Any = self.dispatch.answer(
-                    call.method, returned, "returned", empty=True
+                    call.method, returned, "returned", True
                 )
                 if call.v0_3 is not None:
                     assert self.v0_3 is not None
@@ -571,7 +574,7 @@ class JsonRpcDialect(_Dialect):
     ) -> tuple[dict[str, Any], CallContext]:
         """The envelope in ``body`` read into ``call`` (its id, method, kind), its
         request in canonical form and its context."""
-        if body:
+        if body and head.content_type not in self.profile.jsonrpc_accepted:
             self.content_type(head, self.profile.jsonrpc_accepted)
         checked = self.dispatch.schema is not None
         envelope = decode_envelope(body, mark_duplicates=checked)
@@ -595,9 +598,8 @@ class JsonRpcDialect(_Dialect):
         if side is not None and call.v0_3 is not None:
             call.where = call.v0_3
             request = self._tenant_kept(request, side.request(call.v0_3, request))
-        request = self.dispatch.valid(method, request)
-        context = self.context(params, request, scope, head)
-        self.dispatch.check(method, request)
+        request, tenant = self.dispatch.accept(method, request)
+        context = CallContext.of_request(tenant, self.binding, params, scope, head)
         call.streaming = parsed.streaming
         return request, context
 

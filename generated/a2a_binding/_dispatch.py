@@ -9,7 +9,7 @@ A dialect (HTTP+JSON and JSON-RPC, each in 1.0 and 0.3, in the ASGI app's
 ProtoJSON request and a ``CallContext``, and writes an answer, a stream's events and a
 failure in its own form. Between the two, ``Dispatcher`` does what every dialect does,
 once: the version check (``params``), the request's validation (``valid`` and the
-``check_request`` hook, ``check``), the handler call within the call's deadline
+``check_request`` hook, ``check``, both with the tenant in ``accept``), the handler call within the call's deadline
 (``invoke``), the check of what the handler answers (``answer``), a stream's iterator
 (``events``) and its closing (``close``), and the conversion of a failure
 (``failures``, see ``_failure.Failures``). Adding a dialect (a later version, another
@@ -116,6 +116,18 @@ class Dispatcher:
         tenant = request.get(self.tenant_field)
         return tenant if isinstance(tenant, str) else ""
 
+    def accept(self, rpc: str, request: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """The request checked, in canonical form (``valid``, then ``check``), and its
+        tenant (``tenant``): what a dialect does with each request it reads."""
+        check = self._validators.get(rpc)
+        if check is not None:
+            request = check(request)
+        if self.check_request is not None:
+            self.check(rpc, request)
+        field = self.tenant_field
+        tenant = request.get(field, "") if field else ""
+        return request, tenant if type(tenant) is str else ""
+
     def valid(self, rpc: str, request: dict[str, Any]) -> dict[str, Any]:
         """The request in canonical form, or ``ValidationError`` (400 / -32602 /
         INVALID_ARGUMENT); brought to that form in place where it is plain."""
@@ -144,7 +156,7 @@ class Dispatcher:
         return call if self.call_timeout is None else within(call, self.call_timeout)
 
     def answer(
-        self, rpc: str, value: object, what: str, *, empty: bool = False
+        self, rpc: str, value: object, what: str, empty: bool = False
     ) -> dict[str, Any]:
         """What the handler ``what`` ("returned", "yielded") as a dict: None is
         ``google.protobuf.Empty`` where ``empty`` says it may be, a read-only mapping

@@ -83,6 +83,7 @@ def unique(items: Iterable[str]) -> tuple[str, ...]:
 _VERSION, _EXTENSIONS, _CONTENT_TYPE, _CONTENT_LENGTH, _HOST, _TRANSFER_ENCODING = (
     range(6)
 )
+_OTHER = 6  # a field the server does not act on
 _WANTED = {
     b"a2a-version": _VERSION,
     b"a2a-extensions": _EXTENSIONS,
@@ -91,6 +92,20 @@ _WANTED = {
     b"host": _HOST,
     b"transfer-encoding": _TRANSFER_ENCODING,
 }
+# The slot of each name as sent, for the names seen so far: clients send the same
+# few names on every request, so most are found here at once. Bounded (the first
+# names seen, none longer than a usual name), whatever names clients make up.
+_SEEN: dict[bytes, int] = dict(_WANTED)
+_MOST_SEEN, _LONGEST_SEEN = 512, 64
+
+
+def _slot(name: bytes) -> int:
+    """The slot of the header name ``name`` (any case), remembered while there is
+    room."""
+    slot = _WANTED.get(bytes(name).lower(), _OTHER)
+    if type(name) is bytes and len(name) <= _LONGEST_SEEN and len(_SEEN) < _MOST_SEEN:
+        _SEEN[name] = slot
+    return slot
 
 
 class RequestHead:
@@ -122,19 +137,14 @@ class RequestHead:
         extensions: list[str] = []
         content_type = content_length = host = None
         chunked = False
-        wanted = _WANTED.get
+        seen = _SEEN
         for key, value in self.raw:
             try:
-                slot = wanted(key)
-            except TypeError:  # a bytearray: not hashable as it is
-                key = bytes(key)
-                slot = wanted(key)
-            if slot is None:
-                if type(key) is bytes and key.islower():
-                    continue  # ASGI servers send lower-case names: the usual case
-                slot = wanted(bytes(key).lower())
-                if slot is None:
-                    continue
+                slot = seen[key]
+            except (KeyError, TypeError):  # a name not seen yet, or a bytearray
+                slot = _slot(key)
+            if slot == _OTHER:
+                continue
             text = (value if type(value) is bytes else bytes(value)).decode("latin-1")
             if slot == _VERSION:
                 versions.append(text)

@@ -879,10 +879,15 @@ class RouteTable(Generic[Name]):
         target = match.target
         if target is None or target.route is not match.route:
             raise ValueError("the match was not made by RouteTable.match")
-        if not query and body is None and not target.merge:
-            return match.params  # the path is the whole request
+        params = match.params
+        if not query and not target.merge:
+            if body is None:
+                return params  # the path is the whole request
+            if owned_body and type(body) is dict and not params:
+                if target.route.body == "*":
+                    return body  # the body is the whole request
         return self._request(
-            target, match.params, query, body, unknown, max_pairs, owned_body
+            target, params, query, body, unknown, max_pairs, owned_body
         )
 
     def _request(

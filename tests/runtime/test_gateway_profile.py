@@ -288,7 +288,7 @@ def test_a_refused_content_type_lists_what_the_service_reads(sent: bytes) -> Non
     assert a2a.json()["error"]["message"].endswith(
         "(accepted: application/a2a+json, application/json)"
     )
-    assert GATEWAY.accepted(streams=True) == {
+    assert GATEWAY.stream_accepted == {
         "application/json",
         "application/jsonl",
         "application/ndjson",

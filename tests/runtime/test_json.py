@@ -194,6 +194,6 @@ def test_another_python_without_the_c_encoder_gets_the_library_s(
 
     monkeypatch.setattr(json.encoder, "c_make_encoder", None)
     plain = _json._encoder(ensure_ascii=False)
-    assert plain({"a": ["é", 1.5]}) == '{"a":["é",1.5]}'
+    assert "".join(plain({"a": ["é", 1.5]}, 0)) == '{"a":["é",1.5]}'
     with pytest.raises(ValueError):
-        plain(float("nan"))
+        plain(float("nan"), 0)

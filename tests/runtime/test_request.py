@@ -104,3 +104,30 @@ def test_request_head_takes_any_bytes_like_names_and_values() -> None:
     )
     assert head.versions == ["1.0"]
     assert head.pairs == (("a2a-version", "1.0"), ("x", "y"))  # the list is kept
+
+
+def test_request_head_reads_names_in_any_case_however_many_names_came_before() -> None:
+    from codegen.runtime import _headers
+
+    # Clients making up names (each a new one) fill the names remembered; a name in
+    # another case, met for the first time after that, is still read.
+    for number in range(2 * _headers._MOST_SEEN):
+        RequestHead([(b"x-made-up-%d" % number, b"1")])
+    assert len(_headers._SEEN) <= _headers._MOST_SEEN
+    head = RequestHead(
+        [
+            (b"A2A-VERSION", b"1.0"),
+            (b"a2A-Version", b"0.3"),
+            (b"Content-Type", b"application/json"),
+            (b"Transfer-Encoding", b"chunked"),
+            (b"HOST", b"h"),
+            (b"x-" + b"long" * 40, b"v"),  # never remembered: longer than a usual name
+        ]
+    )
+    assert head.versions == ["1.0", "0.3"]
+    assert (head.content_type, head.host, head.declares_body) == (
+        "application/json",
+        "h",
+        True,
+    )
+    assert all(len(name) <= _headers._LONGEST_SEEN for name in _headers._SEEN)

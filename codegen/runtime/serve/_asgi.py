@@ -296,14 +296,7 @@ class A2AApplication:
                 found = table.match("GET" if head else verb, route_path)
                 if found is not None:
                     await self.http_json.serve(
-                        scope,
-                        receive,
-                        send,
-                        found,
-                        head=head,
-                        v0_3=v0_3,
-                        request_head=request_head,
-                        read=read,
+                        scope, receive, send, found, request_head, read, v0_3
                     )
                     return
         rpc_tenant = self._rpc_tenant(path)

@@ -112,11 +112,6 @@ class Profile:
     jsonrpc_accepted = JSONRPC_ACCEPTED
     """The media types a JSON-RPC request is read in."""
 
-    def accepted(self, streams: bool) -> frozenset[str]:
-        """The media types an HTTP+JSON request body is read in; ``streams``: the
-        body of a client stream."""
-        return self.stream_accepted if streams else self.http_json_accepted
-
     def http_body(self, failure: Failure) -> bytes:
         """The HTTP+JSON body of ``failure``."""
         return failure.http_body()

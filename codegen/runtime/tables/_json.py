@@ -14,7 +14,7 @@ import json
 import json.encoder
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ._quoting import excerpt
@@ -26,10 +26,11 @@ def _type_error(value: object) -> Any:
     raise TypeError(f"{type(value).__name__} has no JSON form")
 
 
-def _encoder(ensure_ascii: bool) -> Callable[[Any], str]:
-    """Compact JSON text, built once: ``json.dumps`` builds an encoder on each call.
-    CPython's C encoder is called directly where it exists; circular structures are
-    not looked for (a handler's answer is a tree; a cycle is a RecursionError)."""
+def _encoder(ensure_ascii: bool) -> Callable[[Any, int], Iterable[str]]:
+    """The chunks of compact JSON text, built once: ``json.dumps`` builds an encoder
+    on each call. CPython's C encoder is called directly where it exists; circular
+    structures are not looked for (a handler's answer is a tree; a cycle is a
+    RecursionError)."""
     make = getattr(json.encoder, "c_make_encoder", None)
     strings = (
         json.encoder.encode_basestring_ascii
@@ -40,9 +41,11 @@ def _encoder(ensure_ascii: bool) -> Callable[[Any], str]:
         encoder = json.JSONEncoder(
             separators=(",", ":"), ensure_ascii=ensure_ascii, allow_nan=False
         )
-        return encoder.encode
-    chunks = make(None, _type_error, strings, None, ":", ",", False, False, False)
-    return lambda payload: "".join(chunks(payload, 0))
+        return lambda payload, _: (encoder.encode(payload),)
+    chunks: Callable[[Any, int], Iterable[str]] = make(
+        None, _type_error, strings, None, ":", ",", False, False, False
+    )
+    return chunks
 
 
 _UTF8 = _encoder(ensure_ascii=False)
@@ -55,11 +58,11 @@ def encode(payload: Any) -> bytes:
     Raises ``ValueError`` for a NaN or an infinity and ``TypeError`` for a value JSON
     has no form for.
     """
-    text = _UTF8(payload)
+    text = "".join(_UTF8(payload, 0))
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _ASCII(payload).encode("ascii")
+        return "".join(_ASCII(payload, 0)).encode("ascii")
 
 
 class NotJson(ValueError):
