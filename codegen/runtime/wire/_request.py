@@ -80,7 +80,7 @@ def raw_path(scope: Scope) -> str:
     Starlette ``Mount`` or a server's root path put in front is removed."""
     raw = scope.get("raw_path")
     if raw:
-        path = bytes(raw).decode("latin-1")
+        path = (raw if type(raw) is bytes else bytes(raw)).decode("latin-1")
         if "?" in path:
             path = path.split("?", 1)[0]
     else:  # raw_path is optional in ASGI: re-encode the decoded path
