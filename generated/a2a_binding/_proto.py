@@ -954,20 +954,39 @@ class MessageEncoder:
     def __init__(self, builder: MessageBuilder | None = None) -> None:
         self.builder = builder
         self._targets: dict[Any, Target] = {}  # by descriptor, as the reader's
-        self._by_class: dict[type[Message], Target] = {}
+        self._writers: dict[type[Message], Callable[[Mapping[str, Any]], bytes]] = {}
 
     def encode(self, message_class: type[Message], value: Mapping[str, Any]) -> bytes:
         """The wire bytes of ``value``, a ``message_class`` message's ProtoJSON."""
-        target = self._by_class.get(message_class)
-        if target is None:
-            target = self._by_class[message_class] = self._target(
-                message_class.DESCRIPTOR
-            )
-        try:
-            written: bytes = target.check(value, 1)
-            return written
-        except (_Unsure, UnicodeEncodeError):  # a lone surrogate: not UTF-8
-            pass
+        return self.writer(message_class)(value)
+
+    def writer(
+        self, message_class: type[Message]
+    ) -> Callable[[Mapping[str, Any]], bytes]:
+        """``encode`` of ``message_class`` as a function of the value, for a caller
+        that writes one type again and again."""
+        found = self._writers.get(message_class)
+        if found is None:
+            found = self._writers[message_class] = self._writer(message_class)
+        return found
+
+    def _writer(
+        self, message_class: type[Message]
+    ) -> Callable[[Mapping[str, Any]], bytes]:
+        target = self._target(message_class.DESCRIPTOR)
+        built = self._built
+
+        def write(value: Mapping[str, Any]) -> bytes:
+            try:
+                written: bytes = target.check(value, 1)
+                return written
+            except (_Unsure, UnicodeEncodeError):  # a lone surrogate: not UTF-8
+                return built(message_class, value)
+
+        return write
+
+    def _built(self, message_class: type[Message], value: Mapping[str, Any]) -> bytes:
+        """The bytes of a value that is not plain: built as a message, serialized."""
         if self.builder is not None:
             type_name = message_class.DESCRIPTOR.full_name
             message = self.builder.build(message_class, type_name, value)

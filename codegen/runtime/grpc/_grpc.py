@@ -367,7 +367,7 @@ def services_of(rpcs: Mapping[Name, Rpc[Name]]) -> tuple[GrpcService, ...]:
 
 class _Rpc(NamedTuple):
     """One rpc, resolved: its row, the handler's method, the message classes, the
-    reading of its requests' bytes."""
+    reading of its requests' bytes and the writing of its answers'."""
 
     method: GrpcMethod
     call: Callable[[Any, CallContext], Any]
@@ -375,6 +375,7 @@ class _Rpc(NamedTuple):
     response_class: type[Message]
     where: str  # the method path, for logs
     read: Callable[[bytes], Any]
+    write: Callable[[Mapping[str, Any]], bytes]
 
 
 def _message_classes(
@@ -643,6 +644,7 @@ class GrpcBinding:
                     self._reader.parser(
                         request_class, self.dispatch.validator(method.rpc)
                     ),
+                    self._encoder.writer(response_class),
                 )
                 for method in service.methods
                 for request_class, response_class in [classes[service.name, method.rpc]]
@@ -756,8 +758,7 @@ class GrpcBinding:
     def _encode(self, rpc: _Rpc, answer: object, what: str) -> bytes:
         """A handler's answer (or event) as the response message's bytes; a value
         that is no such message is the handler's bug."""
-        answer = self.dispatch.answer(rpc.method.rpc, answer, what, empty=True)
-        return self._encoder.encode(rpc.response_class, answer)
+        return rpc.write(self.dispatch.answer(rpc.method.rpc, answer, what, True))
 
     def _unary(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
         async def call(raw: bytes, context: Context) -> bytes:
