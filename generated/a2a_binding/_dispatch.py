@@ -9,11 +9,12 @@ A dialect (HTTP+JSON and JSON-RPC, each in 1.0 and 0.3, in the ASGI app's
 ProtoJSON request and a ``CallContext``, and writes an answer, a stream's events and a
 failure in its own form. Between the two, ``Dispatcher`` does what every dialect does,
 once: the version check (``params``), the request's validation (``valid`` and the
-``check_request`` hook, ``check``, both with the tenant in ``accept``), the handler call within the call's deadline
-(``invoke``), the check of what the handler answers (``answer``), a stream's iterator
-(``events``) and its closing (``close``), and the conversion of a failure
-(``failures``, see ``_failure.Failures``). Adding a dialect (a later version, another
-transport) is one object that reads and writes its form and calls these.
+``check_request`` hook, ``check``; both, with the request's tenant, in ``accept``),
+the handler call within the call's deadline (``invoke``), the check of what the
+handler answers (``answer``), a stream's iterator (``events``) and its closing
+(``close``), and the conversion of a failure (``failures``, see
+``_failure.Failures``). Adding a dialect (a later version, another transport) is one
+object that reads and writes its form and calls these.
 """
 
 from __future__ import annotations
@@ -119,14 +120,10 @@ class Dispatcher:
     def accept(self, rpc: str, request: dict[str, Any]) -> tuple[dict[str, Any], str]:
         """The request checked, in canonical form (``valid``, then ``check``), and its
         tenant (``tenant``): what a dialect does with each request it reads."""
-        check = self._validators.get(rpc)
-        if check is not None:
-            request = check(request)
+        request = self.valid(rpc, request)
         if self.check_request is not None:
             self.check(rpc, request)
-        field = self.tenant_field
-        tenant = request.get(field, "") if field else ""
-        return request, tenant if type(tenant) is str else ""
+        return request, self.tenant(request)
 
     def valid(self, rpc: str, request: dict[str, Any]) -> dict[str, Any]:
         """The request in canonical form, or ``ValidationError`` (400 / -32602 /
