@@ -575,7 +575,7 @@ class Schema:
         self._enum_values = enums
         self._enums: dict[str, Callable[[object], Any]] = {}
         # The compiled checks the serving layers make (``_validate_fast.target``).
-        self.compiled: dict[tuple[str, bool], Any] = {}
+        self.compiled: dict[tuple[str, bool, str], Any] = {}
 
     def __contains__(self, message_type: object) -> bool:
         return message_type in self._rules

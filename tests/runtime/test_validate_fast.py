@@ -5,6 +5,7 @@ every case it makes.)"""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gc
 import weakref
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 from codegen.runtime._json import decode
 from codegen.runtime._validate import FieldRule, Schema, ValidationError
+from codegen.runtime import _validate_fast as _fast
 from codegen.runtime._validate_fast import Fallback, json_value, target, validator
 
 R = FieldRule
@@ -353,3 +355,32 @@ def test_a_validator_compiles_its_check_once(monkeypatch: pytest.MonkeyPatch) ->
     for _ in range(5):
         check(copy.deepcopy(PLAIN))
     assert len(made) == first
+
+
+def test_two_copies_of_the_runtime_sharing_a_schema_each_run_their_own_checks() -> None:
+    """The generated package's schema checked by this repository's runtime first
+    (as the tests of the runtime do), then by the package's own copy of it: the
+    package compiles its own checks, so it never takes the other copy's refusal of
+    a value for the value."""
+    import sys
+
+    from ..conftest import GENERATED
+
+    sys.path.insert(0, str(GENERATED))
+    try:
+        from a2a_binding import _validate_fast as vendored
+        from a2a_binding import messages
+    finally:
+        sys.path.remove(str(GENERATED))
+    shared = messages.SCHEMA
+    part = {"text": {}, "metadata": {}, "filename": "", "mediaType": ""}
+    ours, theirs = (
+        module.target(shared, "lf.a2a.v1.Part") for module in (_fast, vendored)
+    )
+    with contextlib.suppress(Fallback):  # compiled first, as the runtime's tests do
+        ours.check(part, 1)
+    assert ours is not theirs
+    with pytest.raises(vendored.Fallback):  # a text that is no string: walked, refused
+        theirs.check(part, 1)
+    with pytest.raises(messages.ValidationError):
+        vendored.validator(shared, "lf.a2a.v1.Part")(part)

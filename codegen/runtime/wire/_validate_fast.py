@@ -324,13 +324,14 @@ def validator(
 
 def target(schema: Schema, type_name: str, in_place: bool = False) -> Target:
     """The compiled check of ``type_name`` in ``schema``, made once (kept by the
-    schema, so it goes with it)."""
-    targets: dict[tuple[str, bool], Target] = schema.compiled
-    found = targets.get((type_name, in_place))
+    schema, so it goes with it). Each copy of this module keeps its own: a schema
+    that two copies share (a vendored package beside another) never runs the other
+    copy's checks, whose refusals this copy would not know."""
+    targets: dict[tuple[str, bool, str], Target] = schema.compiled
+    key = (type_name, in_place, __name__)
+    found = targets.get(key)
     if found is None:
-        found = targets[type_name, in_place] = Target(
-            lambda: _compile(schema, type_name, in_place)
-        )
+        found = targets[key] = Target(lambda: _compile(schema, type_name, in_place))
     return found
 
 
