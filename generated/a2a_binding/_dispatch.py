@@ -12,7 +12,7 @@ once: the version check (``params``), the request's validation (``valid`` and th
 ``check_request`` hook, ``check``; both, with the request's tenant, in ``accept``),
 the handler call within the call's deadline (``invoke``), the check of what the
 handler answers (``answer``), a stream's iterator (``events``) and its closing
-(``close``), and the conversion of a failure (``failures``, see
+(``closing``), and the conversion of a failure (``failures``, see
 ``_failure.Failures``). Adding a dialect (a later version, another transport) is one
 object that reads and writes its form and calls these.
 """
@@ -177,15 +177,18 @@ class Dispatcher:
                 raise InvalidResponse(f"{rpc} {what} {exc}") from None
         return answer
 
-    async def events(
-        self, rpc: str, request: object, context: object
-    ) -> AsyncIterator[Any]:
+    def events(self, rpc: str, request: object, context: object) -> AsyncIterator[Any]:
         """The answers of streaming ``rpc``: what its handler method gave, an async
         generator or iterator, or an awaitable of one (an ``async def`` returning
-        one); ``TypeError`` naming the rpc for anything else."""
+        one, awaited when the first answer is asked for); for anything else,
+        ``TypeError`` naming the rpc, raised then."""
         events = self.methods[rpc](request, context)
-        if type(events) is AsyncGeneratorType:  # the usual case, at once
-            return events
+        if type(events) is AsyncGeneratorType or isinstance(events, AsyncIterator):
+            return events  # the usual case, at once
+        return self._awaited(rpc, events)
+
+    @staticmethod
+    async def _awaited(rpc: str, events: object) -> AsyncIterator[Any]:
         if isinstance(events, Awaitable):
             events = await events
         if not isinstance(events, AsyncIterator):
@@ -193,12 +196,22 @@ class Dispatcher:
                 f"{rpc}: the handler returned {type(events).__name__}, "
                 "not an async iterator"
             )
-        return events
+        try:
+            async for event in events:
+                yield event
+        finally:  # closed, so is the handler's
+            closing = Dispatcher.closing(events)
+            if closing is not None:
+                await closing
 
     @staticmethod
-    async def close(events: AsyncIterator[Any]) -> None:
-        """Close a handler's answers once the call is done with them (an async
-        generator that ran to its end has no frame: it is closed already)."""
+    def closing(events: AsyncIterator[Any]) -> Awaitable[None] | None:
+        """What closes a handler's answers once the call is done with them (their
+        ``aclose()``); None when there is nothing to close: an iterator without
+        ``aclose``, or an async generator that ran to its end (it has no frame:
+        it is closed already)."""
         close = getattr(events, "aclose", None)
-        if close is not None and getattr(events, "ag_frame", 1) is not None:
-            await close()
+        if close is None or getattr(events, "ag_frame", 1) is None:
+            return None
+        closed: Awaitable[None] = close()
+        return closed

@@ -93,6 +93,7 @@ import logging
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any, NamedTuple, NoReturn, TypeAlias
 
 import grpc
@@ -378,8 +379,8 @@ class _Rpc(NamedTuple):
     request_class: type[Message]
     response_class: type[Message]
     where: str  # the method path, for logs
-    read: Callable[[bytes], Any]
-    write: Callable[[Mapping[str, Any]], bytes]
+    read: Callable[[bytes], Any]  # validated as read; bytes of no such message refused
+    write: Callable[[object], bytes]  # of what the handler gives: ``_answers``
 
 
 def _message_classes(
@@ -423,37 +424,18 @@ def _message_classes(
     return classes
 
 
-def _service_values(
-    metadata: Iterable[tuple[str, Any]],
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The values of ``a2a-version`` and of ``a2a-extensions`` in ``metadata``."""
-    versions: tuple[str, ...] = ()
-    extensions: tuple[str, ...] = ()
-    for key, value in metadata:
-        if key == VERSION_KEY:
-            versions += (value,)
-        elif key == EXTENSIONS_KEY:
-            extensions += (value,)
-    return versions, extensions
-
-
-def _headers(context: Context) -> Callable[[], tuple[tuple[str, str], ...]]:
-    """The call's headers as ``CallContext`` gives them, worked out when first read:
-    the invocation metadata as ``(name, value)`` (``-bin`` values as ISO-8859-1),
-    and, for a call with a deadline, ``grpc-timeout`` (the time left as the call
-    began), for a ``Backend`` behind the handler to pass on."""
-    remaining = context.time_remaining()
-
-    def headers() -> tuple[tuple[str, str], ...]:
-        pairs = [
-            (key, value if isinstance(value, str) else bytes(value).decode("latin-1"))
-            for key, value in context.invocation_metadata() or ()
-        ]
-        if remaining is not None:
-            pairs.append((TIMEOUT_KEY, format_timeout(remaining)))
-        return tuple(pairs)
-
-    return headers
+def _headers(context: Context, remaining: float | None) -> tuple[tuple[str, str], ...]:
+    """The call's headers as ``CallContext`` gives them: the invocation metadata as
+    ``(name, value)`` (``-bin`` values as ISO-8859-1), and, for a call with a
+    deadline, ``grpc-timeout`` (``remaining``: the time left as the call began), for
+    a ``Backend`` behind the handler to pass on."""
+    pairs = [
+        (key, value if isinstance(value, str) else bytes(value).decode("latin-1"))
+        for key, value in context.invocation_metadata() or ()
+    ]
+    if remaining is not None:
+        pairs.append((TIMEOUT_KEY, format_timeout(remaining)))
+    return tuple(pairs)
 
 
 _SEEN_PARAMS = 64
@@ -646,9 +628,11 @@ class GrpcBinding:
                     response_class,
                     f"/{service.name}/{method.rpc}",
                     self._reader.parser(
-                        request_class, self.dispatch.validator(method.rpc)
+                        request_class,
+                        self.dispatch.validator(method.rpc),
+                        self._not_a(method.request_type),
                     ),
-                    self._encoder.writer(response_class),
+                    self._answers(method, response_class),
                 )
                 for method in service.methods
                 for request_class, response_class in [classes[service.name, method.rpc]]
@@ -677,14 +661,29 @@ class GrpcBinding:
 
     # -------------------------------------------------------------------- calls
 
-    def _call_head(self, context: Context) -> tuple[Context, ServiceParams]:
-        """The call and its checked service parameters: the version is checked
-        before any request is read, since it sets what a request means."""
-        params = NO_PARAMS
-        if self._versions is not None:
-            metadata = context.invocation_metadata() or ()
-            params = self._params(*_service_values(metadata))
-        return context, params
+    def _call_params(self, context: Context) -> ServiceParams:
+        """The call's checked service parameters, from the values of
+        ``a2a-version`` and ``a2a-extensions`` in its metadata: the version is
+        checked before any request is read, since it sets what a request means.
+        Those of the last few distinct values accepted are kept, since a client's
+        calls carry the same."""
+        if self._versions is None:
+            return NO_PARAMS
+        versions: tuple[str, ...] = ()
+        extensions: tuple[str, ...] = ()
+        metadata: Iterable[tuple[str, Any]] = context.invocation_metadata() or ()
+        for key, value in metadata:  # neither key ends in -bin: values are str
+            if key == VERSION_KEY:
+                versions += (value,)
+            elif key == EXTENSIONS_KEY:
+                extensions += (value,)
+        found = self._seen.get((versions, extensions))
+        if found is None:
+            found = self.dispatch.params(read_service_params(versions, extensions))
+            if len(self._seen) >= _SEEN_PARAMS:
+                self._seen.clear()
+            self._seen[versions, extensions] = found
+        return found
 
     async def _message(self, rpc: _Rpc, raw: bytes) -> dict[str, Any]:
         """One request message in canonical form: one over ``max_message_bytes`` is
@@ -693,8 +692,9 @@ class GrpcBinding:
         if size > self.max_message_bytes:
             raise Refusal(self._too_large)
         if size > LARGE_MESSAGE_BYTES:
-            return await off_loop(self._read, rpc, raw)
-        return self._read(rpc, raw)
+            return await off_loop(rpc.read, raw)
+        request: dict[str, Any] = rpc.read(raw)  # validated as it is read
+        return request
 
     def _read_now(
         self, rpc: _Rpc, raw: bytes, context: Context
@@ -702,26 +702,29 @@ class GrpcBinding:
         """The request in canonical form and its ``CallContext``, for the usual
         message (no larger than ``_read_at_once``: no refusal, no thread); a larger
         one is ``_read_later``'s."""
-        head = self._call_head(context)
-        request = self._read(rpc, raw)
-        return request, self._call_context(head, request)
+        params = self._call_params(context)
+        request: dict[str, Any] = rpc.read(raw)  # validated as it is read
+        return request, self._call_context(context, params, request)
 
     async def _read_later(
         self, rpc: _Rpc, raw: bytes, context: Context
     ) -> tuple[dict[str, Any], CallContext]:
         """``_read_now`` of a message that may be refused or read on a thread."""
-        head = self._call_head(context)
+        params = self._call_params(context)
         request = await self._message(rpc, raw)
-        return request, self._call_context(head, request)
+        return request, self._call_context(context, params, request)
 
     def _call_context(
-        self, head: tuple[Context, ServiceParams], request: Mapping[str, Any] | None
+        self,
+        context: Context,
+        params: ServiceParams,
+        request: Mapping[str, Any] | None,
     ) -> CallContext:
-        """The ``CallContext`` of a call with ``head`` (see ``_call_head``) whose
-        (first) request is ``request``."""
-        context, params = head
+        """The ``CallContext`` of the call ``context`` with ``params`` (see
+        ``_call_params``) whose (first) request is ``request``."""
         tenant = self.dispatch.tenant(request)
-        return CallContext.of_call(tenant, "grpc", params, _headers(context))
+        headers = partial(_headers, context, context.time_remaining())  # when read
+        return CallContext.of_call(tenant, "grpc", params, headers)
 
     async def _requests(
         self, rpc: _Rpc, raw: AsyncIterator[bytes], context: Context
@@ -729,40 +732,38 @@ class GrpcBinding:
         """A client stream's requests and the call's ``CallContext``, whose tenant is
         the first request's: the first is read before the handler runs (an empty
         stream: no tenant)."""
-        head = self._call_head(context)
+        params = self._call_params(context)
         requests = _Requests(self, rpc, raw, context)
-        return requests, self._call_context(head, await requests.first())
+        return requests, self._call_context(context, params, await requests.first())
 
-    def _read(self, rpc: _Rpc, raw: bytes) -> dict[str, Any]:
-        """The request message in ``raw``, in canonical form."""
-        try:
-            request: dict[str, Any] = rpc.read(raw)  # validated as it is read
-        except ValidationError:
-            raise
-        except Exception as exc:  # DecodeError, or an Any of a type nobody knows
-            text = f"the request is not a {rpc.method.request_type}: {exc}"
-            raise InvalidArgument(text, [("", text)]) from None
-        return request
+    @staticmethod
+    def _not_a(request_type: str) -> Callable[[Exception], Exception]:
+        """The refusal of request bytes that are no ``request_type`` message
+        (``DecodeError``, or an ``Any`` of a type nobody knows)."""
 
-    def _params(
-        self, versions: tuple[str, ...], extensions: tuple[str, ...]
-    ) -> ServiceParams:
-        """The checked service parameters of a call whose metadata holds
-        ``versions`` and ``extensions``; those of the last few accepted kept, since
-        a client's calls carry the same."""
-        key = (versions, extensions)
-        found = self._seen.get(key)
-        if found is None:
-            found = self.dispatch.params(read_service_params(versions, extensions))
-            if len(self._seen) >= _SEEN_PARAMS:
-                self._seen.clear()
-            self._seen[key] = found
-        return found
+        def refused(exc: Exception) -> Exception:
+            text = f"the request is not a {request_type}: {exc}"
+            return InvalidArgument(text, [("", text)])
 
-    def _encode(self, rpc: _Rpc, answer: object, what: str) -> bytes:
-        """A handler's answer (or event) as the response message's bytes; a value
-        that is no such message is the handler's bug."""
-        return rpc.write(self.dispatch.answer(rpc.method.rpc, answer, what, True))
+        return refused
+
+    def _answers(
+        self, method: GrpcMethod, response_class: type[Message]
+    ) -> Callable[[object], bytes]:
+        """What ``method``'s handler returns (or yields) as the response message's
+        bytes, taken as ``Dispatcher.answer`` takes it (a value that is no such
+        message is the handler's bug): checked first when responses are checked,
+        else only a value that is not a plain dict is passed to it."""
+        name, dispatch = method.rpc, self.dispatch
+        what = "yielded" if method.server_streaming else "returned"
+
+        def answer(value: object) -> dict[str, Any]:
+            return dispatch.answer(name, value, what, True)
+
+        if dispatch.check_responses:
+            write = self._encoder.writer(response_class)
+            return lambda value: write(answer(value))
+        return self._encoder.preparing_writer(response_class, answer)
 
     def _unary(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
         async def call(raw: bytes, context: Context) -> bytes:
@@ -773,7 +774,7 @@ class GrpcBinding:
                     else await self._read_later(rpc, raw, context)
                 )
                 answer = await rpc.call(request, call_context)
-                return self._encode(rpc, answer, "returned")
+                return rpc.write(answer)
             except BaseException as exc:  # _failure re-raises a real cancellation
                 # ``context.abort`` (whose AbortError grpc must see) is only called
                 # here, outside the ``try``: an AbortError inside it is the handler's
@@ -783,23 +784,17 @@ class GrpcBinding:
         return grpc.unary_unary_rpc_method_handler(call)
 
     def _streaming(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
-        async def call(raw: bytes, context: Context) -> AsyncIterator[bytes]:
+        async def call(raw: bytes, context: Context) -> None:
             try:
                 request, call_context = (
                     self._read_now(rpc, raw, context)
                     if len(raw) <= self._read_at_once
                     else await self._read_later(rpc, raw, context)
                 )
-                events = await self.dispatch.events(
-                    rpc.method.rpc, request, call_context
-                )
-                try:
-                    async for event in events:
-                        yield self._encode(rpc, event, "yielded")
-                finally:  # the call ended, failed or was cancelled: so does the handler
-                    await Dispatcher.close(events)
-            except BaseException as exc:  # as in _unary; GeneratorExit propagates
+                events = self.dispatch.events(rpc.method.rpc, request, call_context)
+            except BaseException as exc:  # as in _unary
                 await self._abort(context, exc, rpc)
+            await self._send(rpc, context, events, None)
 
         return grpc.unary_stream_rpc_method_handler(call)
 
@@ -810,33 +805,59 @@ class GrpcBinding:
                 requests, call_context = await self._requests(rpc, raw, context)
                 answer = await rpc.call(requests, call_context)
                 requests.check()  # a refused request the handler let pass
-                return self._encode(rpc, answer, "returned")
+                return rpc.write(answer)
             except BaseException as exc:  # as in _unary
                 await self._abort(context, _cause(requests, exc), rpc)
 
         return grpc.stream_unary_rpc_method_handler(call)
 
     def _bidirectional(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
-        async def call(
-            raw: AsyncIterator[bytes], context: Context
-        ) -> AsyncIterator[bytes]:
+        async def call(raw: AsyncIterator[bytes], context: Context) -> None:
             requests: _Requests | None = None
             try:
                 requests, call_context = await self._requests(rpc, raw, context)
-                events = await self.dispatch.events(
-                    rpc.method.rpc, requests, call_context
-                )
-                try:
-                    async for event in events:
-                        requests.check()
-                        yield self._encode(rpc, event, "yielded")
-                    requests.check()
-                finally:  # as in _streaming
-                    await Dispatcher.close(events)
-            except BaseException as exc:  # as in _unary; GeneratorExit propagates
+                events = self.dispatch.events(rpc.method.rpc, requests, call_context)
+            except BaseException as exc:  # as in _unary
                 await self._abort(context, _cause(requests, exc), rpc)
+            await self._send(rpc, context, events, requests)
 
         return grpc.stream_stream_rpc_method_handler(call)
+
+    async def _send(
+        self,
+        rpc: _Rpc,
+        context: Context,
+        events: AsyncIterator[Any],
+        requests: _Requests | None,
+    ) -> None:
+        """Write each of the handler's ``events`` to the call as a response message
+        (grpc's reader/writer form: one coroutine per call, no generator around the
+        handler's), then close them, whatever happened: the call ended, failed or
+        was cancelled, so does the handler. The events' failure (or a refused
+        request of ``requests``, checked before each event and at the end) ends the
+        call as in ``_unary``; a failed write is grpc's own (the client left, the
+        server is stopping) and propagates as it is, as it would from grpc's loop
+        over a generator."""
+        writing = False
+        try:
+            try:
+                async for event in events:
+                    if requests is not None:
+                        requests.check()
+                    data = rpc.write(event)
+                    writing = True
+                    await context.write(data)
+                    writing = False
+                if requests is not None:
+                    requests.check()
+            finally:
+                closing = Dispatcher.closing(events)
+                if closing is not None:
+                    await closing
+        except BaseException as exc:
+            if writing:
+                raise
+            await self._abort(context, _cause(requests, exc), rpc)
 
     # ----------------------------------------------------------------- failures
 

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from a2a.types import a2a_pb2 as pb
 from google.protobuf import descriptor_pb2, json_format, wrappers_pb2
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 
 from codegen.runtime import _proto
 from codegen.runtime._proto import MessageBuilder
@@ -285,6 +285,23 @@ def test_the_parser_reads_what_the_reader_reads(message: Message) -> None:
     raw = message.SerializeToString()
     _parsed_as_protobuf_parses(READER.parser(type(message)), type(message), raw)
     assert READER.parser(type(message))(raw) == json_format.MessageToDict(message)
+
+
+def test_bytes_of_no_such_message_raise_what_refused_makes_of_the_error() -> None:
+    garbage = b"\x0a\x05ab"  # a string field five bytes long holding two
+    with pytest.raises(DecodeError):
+        READER.parser(pb.GetTaskRequest)(garbage)
+
+    class NotA(Exception):
+        pass
+
+    refused = READER.parser(pb.GetTaskRequest, None, lambda exc: NotA(str(exc)))
+    with pytest.raises(NotA) as caught:
+        refused(garbage)
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+    # the message itself is read as without it, straight or by protobuf
+    task = pb.GetTaskRequest(id="t", history_length=3)
+    assert refused(task.SerializeToString()) == {"id": "t", "historyLength": 3}
 
 
 def _counting_parser(message_class: Any) -> tuple[Callable[[bytes], Any], list[int]]:

@@ -44,9 +44,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import math
 import os
 import struct
+import sys
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
@@ -598,7 +600,7 @@ class MessageReader:
         # by descriptor, not name: two pools can each define a type of one name
         self._targets: dict[Any, Target] = {}
         self._wires: dict[Any, Target] = {}  # the readers of bytes, as parser's
-        self._parsers: dict[tuple[type[Message], Any], Callable[[bytes], Any]] = {}
+        self._parsers: dict[tuple[type[Message], Any, Any], Callable[[bytes], Any]] = {}
 
     def read(self, message: Message) -> dict[str, Any]:
         """``json_format.MessageToDict(message)``."""
@@ -614,6 +616,7 @@ class MessageReader:
         self,
         message_class: type[Message],
         valid: Callable[[dict[str, Any]], Any] | None = None,
+        refused: Callable[[Exception], Exception] | None = None,
     ) -> Callable[[bytes], Any]:
         """``read(message_class.FromString(raw))`` as a function of ``raw`` (raising
         what ``FromString`` raises), for a caller that reads one type again and
@@ -625,17 +628,21 @@ class MessageReader:
         given what ``read`` reads of it. So with both, what the parser gives is
         what validation gives: a dict read straight holds nothing it refuses or
         changes (strings are valid UTF-8, enums known names, no REQUIRED field
-        missing, nested no deeper than ``_WIRE_DEPTH``)."""
-        key = (message_class, valid)
+        missing, nested no deeper than ``_WIRE_DEPTH``).
+
+        Bytes that are no such message (protobuf's ``DecodeError``, or an ``Any``
+        of a type no pool knows) raise ``refused(error)`` where it is given."""
+        key = (message_class, valid, refused)
         found = self._parsers.get(key)
         if found is None:
-            found = self._parsers[key] = self._parser(message_class, valid)
+            found = self._parsers[key] = self._parser(message_class, valid, refused)
         return found
 
     def _parser(
         self,
         message_class: type[Message],
         valid: Callable[[dict[str, Any]], Any] | None,
+        refused: Callable[[Exception], Exception] | None,
     ) -> Callable[[bytes], Any]:
         descriptor = message_class.DESCRIPTOR
         wire = _target_in(self._wires, descriptor, self._compile_wire)
@@ -646,8 +653,14 @@ class MessageReader:
             try:
                 return wire.check(raw, 0, len(raw), 1)
             except (_Unsure, IndexError, ValueError):  # ValueError: bad UTF-8 too
+                pass
+            try:
                 found = read.check(from_string(raw))
-                return found if valid is None else valid(found)
+            except Exception as exc:
+                if refused is None:
+                    raise
+                raise refused(exc) from None
+            return found if valid is None else valid(found)
 
         return parse
 
@@ -683,7 +696,7 @@ class MessageReader:
             if shape is None:
                 continue  # its tag is no known one: unsure
             branch = lengths if shape in _WIRE_LENGTH else varints
-            bound[f"k{i}"] = field.json_name
+            bound[f"k{i}"] = sys.intern(field.json_name)  # as literals are
             branch.append(f"{'if' if not branch else 'elif'} tag == g{i}:")
             if field.containing_oneof is not None:
                 branch += ["    " + line for line in _once(flags, field)]
@@ -826,7 +839,7 @@ class MessageReader:
             # ListFields gives the type's own field descriptors (protobuf keeps one
             # object per field): an identity test, no attribute read
             bound[f"f{i}"] = field
-            bound[f"k{i}"] = field.json_name
+            bound[f"k{i}"] = sys.intern(field.json_name)  # as literals are
             body.append(f"        {'if' if i == 0 else 'elif'} field is f{i}:")
             store = _READ_STORE[how, is_repeated(field)]
             body += ["            " + line.format(i=i) for line in store]
@@ -874,13 +887,34 @@ _RANGES = {  # the integers each varint kind holds
     _F.TYPE_INT64: (-(1 << 63), 1 << 63),
     _F.TYPE_UINT64: (0, 1 << 64),
 }
-_LENGTH = "out += (w{i}, small[n] if (n := len(b)) < 128 else varint(n), b)"
+_LENGTH = [  # b, length-delimited: a short one joined to its tag and length at once
+    "if (n := len(b)) < 128:",
+    "    out.append(h{i}[n] + b)",
+    "else:",
+    "    out += (w{i}, varint(n), b)",
+]
+
+
+_LENGTH_SHAPES = ("string", "strings", "message", "messages", "converted")
+
+
+def _indented(lines: list[str]) -> list[str]:
+    return ["    " + line for line in lines]
+
+
+@functools.cache
+def _prefixes(tag: bytes) -> list[bytes]:
+    """``tag`` followed by each length below 128, the field's ``h{i}``: one table
+    per tag, shared by the fields that write it."""
+    return [tag + small for small in _SMALL]
+
+
 _WRITE: dict[str, list[str]] = {
     "string": [
         "if type(item) is not str:",
         "    raise Unsure",
         "b = item.encode()",
-        _LENGTH,
+        *_LENGTH,
     ],
     "strings": [
         "if type(item) is not list:",
@@ -889,7 +923,7 @@ _WRITE: dict[str, list[str]] = {
         "    if type(element) is not str:",
         "        raise Unsure",
         "    b = element.encode()",
-        "    " + _LENGTH,
+        *_indented(_LENGTH),
     ],
     "enum": [  # n{i}: each name's bytes, tag and number (none for 0 without presence)
         "b = n{i}.get(item) if type(item) is str else None",
@@ -909,22 +943,22 @@ _WRITE: dict[str, list[str]] = {
         "out += (w{i}, varint(n))",
     ],
     "double": ["out += (w{i}, double(item))"],
-    "message": ["b = t{i}.check(item, depth + 1)", _LENGTH],
+    "message": ["b = t{i}.check(item, depth + 1)", *_LENGTH],
     "messages": [
         "if type(item) is not list:",
         "    raise Unsure",
         "for element in item:",
         "    b = t{i}.check(element, depth + 1)",
-        "    " + _LENGTH,
+        *_indented(_LENGTH),
     ],
-    "converted": ["b = c{i}(item, depth)", _LENGTH],
+    "converted": ["b = c{i}(item, depth)", *_LENGTH],
     "unsure": ["raise Unsure"],
 }
 # The same for a field without presence (proto3's plain scalars): its default is left
 # unwritten, as protobuf leaves it (a double's 0, whose sign protobuf keeps, is left to
 # the fallback).
 _IMPLICIT: dict[str, list[str]] = {
-    "string": [*_WRITE["string"][:3], "if b:", "    " + _LENGTH],
+    "string": [*_WRITE["string"][:3], "if b:", *_indented(_LENGTH)],
     "bool": [
         "if item is True:",
         "    out += (w{i}, small[1])",
@@ -963,21 +997,32 @@ class MessageEncoder:
         that writes one type again and again."""
         found = self._writers.get(message_class)
         if found is None:
-            found = self._writers[message_class] = self._writer(message_class)
+            found = self._writers[message_class] = self.preparing_writer(
+                message_class, None
+            )
         return found
 
-    def _writer(
-        self, message_class: type[Message]
-    ) -> Callable[[Mapping[str, Any]], bytes]:
+    def preparing_writer(
+        self,
+        message_class: type[Message],
+        prepare: Callable[[Any], Mapping[str, Any]] | None,
+    ) -> Callable[[Any], bytes]:
+        """``writer(message_class)`` of a value that may first need ``prepare``,
+        which is given every value but a plain dict (a dict of the plain kinds,
+        written as it is) and must leave such a dict as it is: a caller's own
+        conversion of what it was given (a mapping copied, a wrong type refused)
+        costs nothing on the usual value."""
         target = self._target(message_class.DESCRIPTOR)
         built = self._built
 
-        def write(value: Mapping[str, Any]) -> bytes:
+        def write(value: Any) -> bytes:
             try:
                 written: bytes = target.check(value, 1)
                 return written
             except (_Unsure, UnicodeEncodeError):  # a lone surrogate: not UTF-8
-                return built(message_class, value)
+                return built(
+                    message_class, value if prepare is None else prepare(value)
+                )
 
         return write
 
@@ -1035,7 +1080,9 @@ class MessageEncoder:
         ]
         for i, field in enumerate(fields):
             shape = self._shape(field, bound, i)
-            bound[f"k{i}"] = field.json_name
+            bound[f"k{i}"] = sys.intern(field.json_name)  # as literals are
+            if shape in _LENGTH_SHAPES:
+                bound[f"h{i}"] = _prefixes(bound[f"w{i}"])
             body.append(f"        {'if' if i == 0 else 'elif'} key == k{i}:")
             if field.containing_oneof is not None:
                 body += ["            " + line for line in _once(flags, field)]

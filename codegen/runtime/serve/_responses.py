@@ -120,7 +120,7 @@ async def refuse_websocket(receive: Receive, send: Send) -> None:
 async def send_events(
     receive: Receive,
     send: Send,
-    start: Callable[[], Awaitable[AsyncIterator[Any]]],
+    start: Callable[[], AsyncIterator[Any]],
     render: Callable[[Any], bytes],
     render_error: Callable[[BaseException], bytes],
     answer: Callable[[BaseException], Awaitable[None]],
@@ -210,7 +210,7 @@ class _Stream:
 
     async def first(
         self,
-        start: Callable[[], Awaitable[AsyncIterator[Any]]],
+        start: Callable[[], AsyncIterator[Any]],
         answer: Callable[[BaseException], Awaitable[None]],
         first_within: float | None,
     ) -> Any:
@@ -219,7 +219,7 @@ class _Stream:
         import asyncio
 
         async def begin() -> Any:
-            self.events = await start()
+            self.events = start()
             try:
                 return await anext(self.events)
             except StopAsyncIteration:
