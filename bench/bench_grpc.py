@@ -30,12 +30,14 @@ row alike.
 
 Times on a shared machine spread by more than the binding's own share of a call, so
 where valgrind is installed the servers' work is also counted in instructions, which
-the machine's speed does not move: each server runs under callgrind three times,
-answering the same warm-up calls and then nothing more, 500 more unary calls, or 500
-more streams; the differences are its instructions per call (the binding, grpcio's
-Python and C, the interpreter). They still vary by a few per cent from run to run
-(grpc's threads poll on timers, the collector runs when it runs), far less than times.
-The goal is in instructions: sdk/generated >= 1.1x per unary call.
+the machine's speed does not move: each server runs under callgrind four times,
+answering the same warm-up calls and then, for each call, 100 of it in one run and 800
+in another; the difference of a call's two runs over the 700 calls between them is
+its instructions per call (the binding, grpcio's Python and C, the interpreter), the
+server's start and end, alike in both runs, taken out. They still vary by about one
+per cent from run to run (grpc's threads poll on timers, the collector runs when it
+runs), far less than times. The goal is in instructions: sdk/generated >= 1.1x per
+call.
 
 Numbers are printed, never asserted. About half a minute, two more with valgrind:
 
@@ -45,6 +47,7 @@ Numbers are printed, never asserted. About half a minute, two more with valgrind
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import re
 import resource
@@ -267,30 +270,29 @@ async def measure(
     return wall, cpu
 
 
-COUNTED_CALLS = 500
+COUNTED_CALLS = (100, 800)
 WARM_UP_CALLS = 20
 
 
-async def counted_run(port: int, extra: str | None) -> None:
-    """The calls of one callgrind run: the warm-up of both calls, then
-    ``COUNTED_CALLS`` more of ``extra`` (None: nothing more)."""
+async def counted_run(port: int, extra: str, count: int) -> None:
+    """The calls of one callgrind run: the warm-up of both calls, then ``count``
+    more of ``extra``."""
     channels, stubs, calls = stubs_and_calls({"counted": port})
     stub = stubs["counted"]
     for make in calls.values():
         for _ in range(WARM_UP_CALLS):
             await make(stub)()
-    if extra is not None:
-        call = calls[extra](stub)
-        for _ in range(COUNTED_CALLS):
-            await call()
+    call = calls[extra](stub)
+    for _ in range(count):
+        await call()
     await channels[0].close()
 
 
 def instructions(kind: str, server_cpu: set[int] | None) -> dict[str, float]:
     """The instructions ``kind``'s server process executes per call of each call,
     counted by callgrind (see the module docstring)."""
-    totals: dict[str | None, int] = {}
-    for extra in (None, *CALLS):
+    totals: dict[tuple[str, int], int] = {}
+    for extra, count in itertools.product(CALLS, COUNTED_CALLS):
         pin = (
             None
             if server_cpu is None
@@ -306,17 +308,17 @@ def instructions(kind: str, server_cpu: set[int] | None) -> dict[str, float]:
             preexec_fn=pin,
         )
         assert process.stdin and process.stdout and process.stderr
-        asyncio.run(counted_run(int(process.stdout.readline()), extra))
+        asyncio.run(counted_run(int(process.stdout.readline()), extra, count))
         process.stdin.close()
         found = re.search(r"Collected : (\d+)", process.stderr.read())
         process.wait(60)
         if found is None:
             raise SystemExit(f"callgrind counted nothing for {kind}")
-        totals[extra] = int(found.group(1))
+        totals[extra, count] = int(found.group(1))
+    fewer, more = COUNTED_CALLS
     return {
-        label: (count - totals[None]) / COUNTED_CALLS
-        for label, count in totals.items()
-        if label is not None
+        label: (totals[label, more] - totals[label, fewer]) / (more - fewer)
+        for label in CALLS
     }
 
 
@@ -378,8 +380,9 @@ def main() -> None:
         return
     counts = {kind: instructions(kind, pinned and pinned[1]) for kind in SERVERS}
     print(
-        f"\n  server instructions per call (callgrind, {COUNTED_CALLS} calls after a"
-        " warm-up; a few per cent apart from run to run)"
+        f"\n  server instructions per call (callgrind: {COUNTED_CALLS[1]} calls against"
+        f" {COUNTED_CALLS[0]} after a warm-up; about one per cent apart from run to"
+        " run)"
     )
     for label in counts["generated"]:
         row = {kind: counts[kind][label] for kind in SERVERS}

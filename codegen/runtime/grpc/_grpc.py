@@ -649,11 +649,11 @@ class GrpcBinding:
     def _handler(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
         """The grpc handler of ``rpc``, by its kind."""
         method = rpc.method
+        if method.server_streaming:
+            return self._streaming(rpc)
         if method.client_streaming:
-            if method.server_streaming:
-                return self._bidirectional(rpc)
             return self._client_streaming(rpc)
-        return self._streaming(rpc) if method.server_streaming else self._unary(rpc)
+        return self._unary(rpc)
 
     # -------------------------------------------------------------------- calls
 
@@ -780,18 +780,52 @@ class GrpcBinding:
         return grpc.unary_unary_rpc_method_handler(call)
 
     def _streaming(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
-        async def call(raw: bytes, context: Context) -> None:
-            try:
-                request, call_context = (
-                    self._read_now(rpc, raw, context)
-                    if len(raw) <= self._read_at_once
-                    else await self._read_later(rpc, raw, context)
-                )
-                events = self.dispatch.events(rpc.method.rpc, request, call_context)
-            except BaseException as exc:  # as in _unary
-                await self._abort(context, exc, rpc)
-            await self._send(rpc, context, events, None)
+        """A server-streaming or bidirectional rpc, in grpc's reader/writer form:
+        one coroutine per call reads the request (a stream's first), writes each of
+        the handler's events as a response message, then closes them whatever
+        happened: the call ended, failed or was cancelled, so does the handler. A
+        failure (the handler's, an event that is no response message, a refused
+        request of the stream, checked before each event and at the end) ends the
+        call as in ``_unary``; a failed write is grpc's own (the client left, the
+        server is stopping) and propagates as it is, as from grpc's loop over a
+        generator."""
+        name, bidirectional = rpc.method.rpc, rpc.method.client_streaming
 
+        async def call(raw: Any, context: Context) -> None:
+            requests: _Requests | None = None
+            writing = False
+            try:
+                if bidirectional:
+                    requests, call_context = await self._requests(rpc, raw, context)
+                    events = self.dispatch.events(name, requests, call_context)
+                else:
+                    request, call_context = (
+                        self._read_now(rpc, raw, context)
+                        if len(raw) <= self._read_at_once
+                        else await self._read_later(rpc, raw, context)
+                    )
+                    events = self.dispatch.events(name, request, call_context)
+                try:
+                    async for event in events:
+                        if requests is not None:
+                            requests.check()
+                        data = rpc.write(event)
+                        writing = True
+                        await context.write(data)
+                        writing = False
+                    if requests is not None:
+                        requests.check()
+                finally:
+                    closing = Dispatcher.closing(events)
+                    if closing is not None:
+                        await closing
+            except BaseException as exc:  # as in _unary
+                if writing:
+                    raise
+                await self._abort(context, _cause(requests, exc), rpc)
+
+        if bidirectional:
+            return grpc.stream_stream_rpc_method_handler(call)
         return grpc.unary_stream_rpc_method_handler(call)
 
     def _client_streaming(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
@@ -806,54 +840,6 @@ class GrpcBinding:
                 await self._abort(context, _cause(requests, exc), rpc)
 
         return grpc.stream_unary_rpc_method_handler(call)
-
-    def _bidirectional(self, rpc: _Rpc) -> grpc.RpcMethodHandler[bytes, bytes]:
-        async def call(raw: AsyncIterator[bytes], context: Context) -> None:
-            requests: _Requests | None = None
-            try:
-                requests, call_context = await self._requests(rpc, raw, context)
-                events = self.dispatch.events(rpc.method.rpc, requests, call_context)
-            except BaseException as exc:  # as in _unary
-                await self._abort(context, _cause(requests, exc), rpc)
-            await self._send(rpc, context, events, requests)
-
-        return grpc.stream_stream_rpc_method_handler(call)
-
-    async def _send(
-        self,
-        rpc: _Rpc,
-        context: Context,
-        events: AsyncIterator[Any],
-        requests: _Requests | None,
-    ) -> None:
-        """Write each of the handler's ``events`` to the call as a response message
-        (grpc's reader/writer form: one coroutine per call, no generator around the
-        handler's), then close them, whatever happened: the call ended, failed or
-        was cancelled, so does the handler. The events' failure (or a refused
-        request of ``requests``, checked before each event and at the end) ends the
-        call as in ``_unary``; a failed write is grpc's own (the client left, the
-        server is stopping) and propagates as it is, as it would from grpc's loop
-        over a generator."""
-        writing = False
-        try:
-            try:
-                async for event in events:
-                    if requests is not None:
-                        requests.check()
-                    data = rpc.write(event)
-                    writing = True
-                    await context.write(data)
-                    writing = False
-                if requests is not None:
-                    requests.check()
-            finally:
-                closing = Dispatcher.closing(events)
-                if closing is not None:
-                    await closing
-        except BaseException as exc:
-            if writing:
-                raise
-            await self._abort(context, _cause(requests, exc), rpc)
 
     # ----------------------------------------------------------------- failures
 
