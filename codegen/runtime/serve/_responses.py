@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, NamedTuple
 
 from ._cancellation import handler_cancelled, uncancel, within
+from ._dispatch import Dispatcher
 from ._request import Receive, Send
 from ._sse import SSE_CONTENT_TYPE, sse_frame
 
@@ -301,9 +302,9 @@ class _Stream:
         close the handler's iterator (a failing ``finally`` of it is logged)."""
         if self.cut:
             uncancel(self.current)  # the watcher's request, never delivered
-        close = getattr(self.events, "aclose", None)
-        if close is not None:
+        closing = None if self.events is None else Dispatcher.closing(self.events)
+        if closing is not None:
             try:
-                await close()
+                await closing
             except Exception:  # the handler's finally failed: the answer stands
                 self.log.error("closing the stream failed", exc_info=True)
